@@ -1,0 +1,1 @@
+"""Memory inspector: see what an agent's long-term memory believes and why, and curate it."""

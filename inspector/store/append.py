@@ -1,0 +1,148 @@
+"""The one way events enter a log (DESIGN §7, crash safety).
+
+Under an exclusive `flock` on the store's lock file: an incomplete last line left by a crash
+is moved to `torn/<offset>` and cut off; new events are chained to the last line, written as
+whole lines in one `os.write` loop, and fsynced before anyone is told they exist.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+
+from .chain import GENESIS, line_bytes, new_salt, seal
+from .errors import BadInput
+from .logfile import LOG_NAME, StorePaths, last_line, read_tail
+from .model import now_text
+
+FILE_MODE, DIR_MODE = 0o600, 0o700
+# Crash harness hook: called with a stage name ("before_write", "after_write") when set.
+crash_hook = None
+
+
+def make_dir(path: Path) -> None:
+    """Create a directory 0700 (and parents the tool owns); never widen an existing one."""
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write a new file 0600 and fsync it and its directory."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_dir(path.parent)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def init_store(root: str | os.PathLike) -> StorePaths:
+    """Create an empty store: the directory 0700 and an empty log 0600."""
+    paths = StorePaths(Path(root))
+    if paths.log.exists():
+        raise BadInput(f"{paths.root} is already a store ({LOG_NAME} exists); nothing was changed")
+    if paths.root.exists() and not paths.root.is_dir():
+        raise BadInput(f"{paths.root} exists and is not a directory; choose another path")
+    make_dir(paths.root)
+    write_file(paths.log, b"")
+    return paths
+
+
+def event_draft(op: str, memory_id: str, actor: str, *, before=None, after=None,
+                reason=None, batch=None) -> dict:
+    """An event without seq, at, digests and chain fields; the writer fills them in."""
+    return {"actor": actor, "op": op, "memory_id": memory_id, "batch": batch,
+            "body": {"before": before, "after": after, "reason": reason, "salt": new_salt()}}
+
+
+class LogWriter:
+    """Holds the store's lock; `append()` chains and writes events. Use as a context manager."""
+
+    def __init__(self, paths: StorePaths):
+        self.paths = paths
+        self._lock_fd: int | None = None
+        self.seq, self.prev = 0, GENESIS
+
+    def __enter__(self) -> "LogWriter":
+        self._lock_fd = os.open(self.paths.lock, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        try:
+            self._recover_torn()
+            self._read_head()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _recover_torn(self) -> None:
+        tail = read_tail(self.paths.log)
+        if not tail.torn:
+            return
+        make_dir(self.paths.torn)
+        write_file(self.paths.torn / str(tail.end), tail.torn)
+        fd = os.open(self.paths.log, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, tail.end)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _read_head(self) -> None:
+        end = os.path.getsize(self.paths.log)
+        if end == 0:
+            return
+        try:
+            line = json.loads(last_line(self.paths.log, end))
+            self.seq, self.prev = int(line["seq"]), line.get("hash") or GENESIS
+        except (ValueError, KeyError, TypeError) as exc:
+            raise BadInput(f"cannot append: the last line of {self.paths.log} is not a valid event "
+                           f"({exc}); run `inspector audit --verify {self.paths.root}`") from None
+
+    def append(self, drafts: list[dict]) -> list[dict]:
+        """Seal the drafts after the current head, write them in one go, fsync; return them."""
+        if not drafts:
+            return []
+        at, events = now_text(), []
+        for draft in drafts:
+            event = {**draft, "seq": self.seq + 1, "at": draft.get("at") or at}
+            seal(event, self.prev)
+            self.seq, self.prev = event["seq"], event["hash"]
+            events.append(event)
+        self._write(b"".join(line_bytes(e) for e in events))
+        return events
+
+    def _write(self, data: bytes) -> None:
+        fd = os.open(self.paths.log, os.O_WRONLY | os.O_APPEND)
+        try:
+            if crash_hook:
+                crash_hook("before_write")
+            write_all(fd, data)
+            if crash_hook:
+                crash_hook("after_write")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+

@@ -1,0 +1,236 @@
+"""`audit --verify`: walk the log in file order and check the hash chain (DESIGN §7).
+
+It never sorts and never trusts DuckDB: every line is parsed here, its body digest, `prev`
+link, `seq` and hash are checked, and bodies replaced by erasure are accepted only where a
+later intact erase event of the same entry names that certificate and the certificate file
+matches the digest that event recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .chain import GENESIS, body_digest, canonical, line_hash, sha256_hex
+from .logfile import StorePaths, read_tail
+from .model import OPS
+
+_HEX = set("0123456789abcdef")
+_BODY_KEY = b',"body":'
+_DIGEST_KEY = b',"body_digest":"'
+
+
+@dataclass
+class Problem:
+    seq: int
+    text: str
+
+
+@dataclass
+class Report:
+    events: int = 0
+    head: str | None = None
+    redacted: int = 0
+    unchained: int = 0
+    torn_bytes: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def first(self) -> Problem | None:
+        return min(self.problems, key=lambda p: p.seq) if self.problems else None
+
+    def as_json(self) -> dict:
+        first = self.first()
+        return {"ok": self.ok, "events": self.events, "head": self.head,
+                "redacted": self.redacted, "unchained": self.unchained,
+                "first_bad_seq": first.seq if first else None,
+                "problem": first.text if first else None,
+                "problems": [{"seq": p.seq, "problem": p.text}
+                             for p in sorted(self.problems, key=lambda p: p.seq)[:20]],
+                "torn_bytes": self.torn_bytes}
+
+
+def _strict_object(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise ValueError("duplicate key " + repr(next(k for k in keys if keys.count(k) > 1)))
+    return dict(pairs)
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_line(raw: bytes) -> dict:
+    """One log line as a dict; ValueError for anything but one strict JSON object."""
+    event = json.loads(raw.decode("utf-8"), object_pairs_hook=_strict_object,
+                       parse_constant=_no_constant)
+    if not isinstance(event, dict):
+        raise ValueError("not a JSON object")
+    return event
+
+
+def _is_hex64(value) -> bool:
+    return isinstance(value, str) and len(value) == 64 and set(value) <= _HEX
+
+
+def _digest_of_body(raw: bytes, event: dict) -> str:
+    """SHA-256 of canonical(body); a canonical line holds it verbatim, so try that first."""
+    start, end = raw.find(_BODY_KEY), raw.rfind(_DIGEST_KEY)
+    if 0 < start < end:
+        quick = sha256_hex(raw[start + len(_BODY_KEY):end])
+        if quick == event.get("body_digest"):
+            return quick
+    return body_digest(event["body"])
+
+
+def _envelope_problem(event: dict) -> str | None:
+    if not isinstance(event.get("seq"), int) or isinstance(event.get("seq"), bool):
+        return 'field "seq" is missing or not an integer'
+    for name in ("at", "actor", "memory_id"):
+        if not isinstance(event.get(name), str) or not event[name]:
+            return f'field "{name}" is missing or not a string'
+    if event.get("op") not in OPS:
+        return 'field "op" is missing or unknown'
+    if not isinstance(event.get("body"), dict):
+        return 'field "body" is missing or not an object'
+    if not _is_hex64(event.get("body_digest")):
+        return 'field "body_digest" is missing or not a hex SHA-256'
+    if ("prev" in event) != ("hash" in event):
+        return 'fields "prev" and "hash" must come together'
+    if "prev" in event and not (_is_hex64(event["prev"]) and _is_hex64(event["hash"])):
+        return 'fields "prev" and "hash" must be hex SHA-256'
+    return None
+
+
+def is_redacted(body: dict) -> bool:
+    return set(body) == {"erased"} and isinstance(body["erased"], str)
+
+
+class _Walk:
+    """State of one pass over the log."""
+
+    def __init__(self, paths: StorePaths, report: Report):
+        self.paths, self.report = paths, report
+        self.expected, self.prev_hash, self.chained = 1, GENESIS, False
+        self.hashes: dict[int, str] = {}
+        self.redactions: list[tuple[int, str, str]] = []        # seq, memory_id, certificate
+        self.erasures: dict[tuple[str, str], tuple[int, str]] = {}  # (memory_id, cert) -> seq, digest
+
+    def problem(self, seq: int, text: str) -> None:
+        self.report.problems.append(Problem(seq, text))
+
+    def line(self, raw: bytes) -> None:
+        seq = self.expected
+        self.expected += 1
+        try:
+            event = parse_line(raw)
+        except ValueError as exc:
+            self.problem(seq, f"line {seq} is not a valid JSON object ({exc})")
+            self.chained = self.chained or b'"hash"' in raw
+            self.prev_hash = None
+            return
+        bad = _envelope_problem(event)
+        if bad:
+            self.problem(seq, f"line {seq}: {bad}")
+            self.prev_hash = event.get("hash") if isinstance(event.get("hash"), str) else None
+            return
+        if event["seq"] != seq:
+            self.problem(seq, f"line {seq} holds seq {event['seq']} (expected {seq}): "
+                              "a line was deleted, swapped, duplicated or inserted")
+        self.report.events += 1
+        self._body(seq, raw, event)
+        self._link(seq, event)
+
+    def _body(self, seq: int, raw: bytes, event: dict) -> None:
+        body = event["body"]
+        if is_redacted(body):
+            self.report.redacted += 1
+            self.redactions.append((seq, event["memory_id"], body["erased"]))
+            return
+        if _digest_of_body(raw, event) != event["body_digest"]:
+            self.problem(seq, f"seq {seq}: body does not match body_digest (the body was changed)")
+            return
+        after = body.get("after")
+        if event["op"] == "erase" and isinstance(after, dict) and isinstance(after.get("certificate"), str):
+            self.erasures[(event["memory_id"], after["certificate"])] = (
+                seq, after.get("certificate_digest"))
+
+    def _link(self, seq: int, event: dict) -> None:
+        if "hash" not in event:
+            if self.chained:
+                self.problem(seq, f"seq {seq}: unchained line after a chained one")
+            self.report.unchained += 1
+            self.prev_hash = None
+            return
+        expected_prev = self.prev_hash if self.chained else GENESIS
+        if self.chained and expected_prev is not None and event["prev"] != expected_prev:
+            self.problem(seq, f"seq {seq}: prev does not match the hash of seq {seq - 1}")
+        elif not self.chained and event["prev"] != GENESIS:
+            self.problem(seq, f"seq {seq}: the first chained line must have prev of 64 zeros")
+        if line_hash(event) != event["hash"]:
+            self.problem(seq, f"seq {seq}: hash does not match the line (a header was changed)")
+        self.chained = True
+        self.prev_hash = event["hash"]
+        self.hashes[seq] = event["hash"]
+
+    def check_redactions(self) -> None:
+        for seq, memory_id, certificate in self.redactions:
+            vouch = self.erasures.get((memory_id, certificate))
+            if vouch is None or vouch[0] < seq:
+                self.problem(seq, f"seq {seq}: body replaced by erasure, but no later erase event "
+                                  f"of {memory_id} names certificate {certificate}")
+            elif not self._certificate_matches(certificate, vouch[1]):
+                self.problem(seq, f"seq {seq}: certificate {certificate} is missing or does not "
+                                  "match the digest its erase event recorded")
+
+    def _certificate_matches(self, certificate: str, digest: str | None) -> bool:
+        path = self.paths.certificates / f"{Path(certificate).name}.json"
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        document.pop("head_after", None)
+        return sha256_hex(canonical(document)) == digest
+
+
+def verify(paths: StorePaths, expect_head: str | None = None) -> Report:
+    """Walk the whole log; the report's first problem is at the first affected seq."""
+    report = Report()
+    tail = read_tail(paths.log)
+    report.torn_bytes = len(tail.torn)
+    walk = _Walk(paths, report)
+    with open(paths.log, "rb") as f:
+        done = 0
+        for raw in f:
+            if done + len(raw) > tail.end:
+                break
+            done += len(raw)
+            walk.line(raw[:-1])
+    walk.check_redactions()
+    last = walk.expected - 1
+    if last:
+        report.head = f"{last}:{walk.hashes.get(last, '')}"
+    if expect_head:
+        _check_head(walk, expect_head, last)
+    return report
+
+
+def parse_head(text: str) -> tuple[int, str]:
+    seq, _, digest = text.partition(":")
+    if not seq.isdigit() or not _is_hex64(digest):
+        raise ValueError(f"{text!r} is not SEQ:HASH (e.g. 412:9f3c…, 64 hex digits)")
+    return int(seq), digest
+
+
+def _check_head(walk: _Walk, expect_head: str, last: int) -> None:
+    seq, digest = parse_head(expect_head)
+    if seq > last:
+        walk.problem(last + 1, f"the log ends at seq {last}, before the expected head {seq}: "
+                               "lines were removed from the end")
+    elif walk.hashes.get(seq) != digest:
+        walk.problem(seq, f"seq {seq} does not have the expected head hash")

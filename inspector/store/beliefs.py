@@ -1,0 +1,118 @@
+"""The belief view (DESIGN §3): what the inspector's rule picks for each key, and why.
+
+A view is materialized into two tables that later queries page and join: `judged` (every
+keyed entry as of the knowledge time, with support and effective authority) and `beliefs`
+(the winners, position-numbered). Times are knowledge time tk and valid time tv.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+import duckdb
+
+from .model import format_time, now_utc
+from .queries import sql
+
+RULE_NOTE = "by the inspector's rule (DESIGN §3), which need not be what the agent believed"
+MARKER_IDS = {"contested": "contested_ids", "claim_disagrees": "claim_ids",
+              "inference_disagrees": "inference_ids", "vetoed_newer": "vetoed_ids"}
+
+
+@dataclass(frozen=True)
+class Moment:
+    """Knowledge time tk and valid time tv: `--as-of` sets both unless `--valid-at` is given."""
+
+    tk: datetime
+    tv: datetime
+    as_of_given: bool = False
+
+    @classmethod
+    def resolve(cls, as_of: datetime | None = None, valid_at: datetime | None = None) -> "Moment":
+        now = now_utc()
+        tk = as_of or now
+        return cls(tk=tk, tv=valid_at or tk, as_of_given=as_of is not None)
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """What a belief table answers: a context (None: every scope) at a moment."""
+
+    context: str | None
+    moment: Moment
+
+
+def materialize(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
+    """Build `judged` and `beliefs` for the view in one transaction; return the row count."""
+    con.execute("BEGIN")
+    try:
+        con.execute(sql("judged_materialize"), {"tk": spec.moment.tk})
+        con.execute(sql("beliefs_materialize"), {
+            "tk": spec.moment.tk, "tv": spec.moment.tv, "ctx": spec.context})
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return con.execute("SELECT count(*) FROM beliefs").fetchone()[0]
+
+
+def _rows(cursor) -> list[dict]:
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def json_value(text: str | None):
+    """A JSON column as a Python value (SQL NULL and JSON null are both None)."""
+    return None if text is None else json.loads(text)
+
+
+def belief_json(row: dict) -> dict:
+    """One belief row in the stable JSON shape of DESIGN §8."""
+    return {"scope": row["scope"], "belief_scope": row["belief_scope"], "entity": row["entity"],
+            "attribute": row["attribute"], "value": json_value(row["value"]),
+            "memory_id": row["memory_id"], "kind": row["kind"], "source": row["source"],
+            "authority": row["authority"], "observed_at": format_time(row["observed_at"]),
+            "markers": list(row["markers"]), "candidates": row["candidates"],
+            "overridden_in": list(row["overridden_in"])}
+
+
+def page(con: duckdb.DuckDBPyConnection, first: int, last: int) -> list[dict]:
+    """Rows first..last (1-based, inclusive) of the materialized belief table."""
+    return _rows(con.execute(sql("beliefs_page"), {"first": first, "last": last}))
+
+
+def all_beliefs(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    return page(con, 1, 2**62)
+
+
+def rivals(con: duckdb.DuckDBPyConnection, spec: ViewSpec, entity: str, attribute: str,
+           context: str) -> list[dict]:
+    """Every entry about the key, judged in `context`, with its reason (winner: 'belief')."""
+    params = {"entity": entity, "attribute": attribute, "ctx": context,
+              "tk": spec.moment.tk, "tv": spec.moment.tv}
+    return _rows(con.execute(sql("rivals"), params))
+
+
+def why(rows: list[dict]) -> str:
+    """A sentence saying why the winner of a rivals() list wins, or that nothing does."""
+    winner = next((r for r in rows if r["reason"] == "belief"), None)
+    if winner is None:
+        return "no candidate: nothing about this key is believed here"
+    outranked = [r["reason"] for r in rows if r["reason"].startswith("outranked:")]
+    n = len(outranked) + 1
+    if not outranked:
+        return "the only candidate"
+    if all(r == "outranked:recency" for r in outranked):
+        return f"newest of {n} candidates at authority {winner['authority']}"
+    if "outranked:authority" in outranked and len(set(outranked)) == 1:
+        return f"highest authority ({winner['authority']}) of {n} candidates"
+    return (f"greatest (authority {winner['authority']}, scope depth, recency) of {n} candidates")
+
+
+def conflicts(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Every marker of the materialized belief table with the ids that cause it."""
+    return [{"scope": r["scope"], "entity": r["entity"], "attribute": r["attribute"],
+             "marker": r["marker"], "memory_ids": list(r["memory_ids"])}
+            for r in _rows(con.execute(sql("conflicts")))]

@@ -1,0 +1,65 @@
+"""One entry as `show` presents it, and the held queue (DESIGN §8)."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+
+from . import beliefs, lineage
+from .beliefs import Moment, ViewSpec
+from .errors import BadInput
+from .model import format_time
+from .queries import sql
+
+
+def state(con: duckdb.DuckDBPyConnection, memory_id: str) -> dict | None:
+    """The stored state of a current entry, verbatim, or None when it is not loaded."""
+    row = con.execute(sql("entry_state"), {"id": memory_id}).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def require(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
+    found = state(con, memory_id)
+    if found is None:
+        raise BadInput(f"{memory_id}: not found in {where}; `inspector beliefs` lists what is there")
+    return found
+
+
+def events(con: duckdb.DuckDBPyConnection, memory_id: str) -> list[dict]:
+    rows = con.execute(sql("entry_events"), {"id": memory_id}).fetchall()
+    return [{"seq": seq, "at": format_time(at), "actor": actor, "op": op, "reason": reason,
+             "batch": batch, "status": status, "value": beliefs.json_value(value),
+             "redacted": redacted}
+            for seq, at, actor, op, reason, batch, status, value, redacted in rows]
+
+
+def judge_now(con: duckdb.DuckDBPyConnection) -> ViewSpec:
+    """Materialize `judged` as of now (what `show` and rivals read)."""
+    spec = ViewSpec(None, Moment.resolve())
+    con.execute(sql("judged_materialize"), {"tk": spec.moment.tk})
+    return spec
+
+
+def show(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
+    """DESIGN §8 `show`: the entry, its events, its rivals in its own scope now, lineage."""
+    entry = require(con, memory_id, where)
+    found = lineage.lineage(con, memory_id)
+    doc = {"entry": entry, "events": events(con, memory_id), "rivals": [],
+           "ancestors": found.ancestors, "descendants": found.descendants,
+           "independent_sources": found.independent_sources, "belief": None, "reason": None}
+    if entry.get("status") != "erased":
+        spec = judge_now(con)
+        rows = beliefs.rivals(con, spec, entry["entity"], entry["attribute"], entry.get("scope") or "")
+        doc["rivals"] = [{"memory_id": r["memory_id"], "value": beliefs.json_value(r["value"]),
+                          "reason": r["reason"]} for r in rows if r["memory_id"] != memory_id]
+        own = next((r for r in rows if r["memory_id"] == memory_id), None)
+        winner = next((r for r in rows if r["reason"] == "belief"), None)
+        doc["belief"] = winner["memory_id"] if winner else None
+        doc["reason"] = own["reason"] if own else None
+        doc["why"] = beliefs.why(rows)
+    return doc
+
+
+def held(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    return [json.loads(s) for (s,) in con.execute(sql("held_entries")).fetchall()]

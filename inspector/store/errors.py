@@ -1,0 +1,32 @@
+"""Errors a user can hit, each with the exit code DESIGN §8 gives it."""
+
+from __future__ import annotations
+
+
+class InspectorError(Exception):
+    """A one-line message that says what is wrong and what to do."""
+
+    exit_code = 2
+
+
+class BadInput(InspectorError):
+    """Bad usage or bad input: a malformed log line, a bad feed line, an unknown id."""
+
+    exit_code = 2
+
+
+class Refused(InspectorError):
+    """An action that may not be applied; nothing was written."""
+
+    exit_code = 3
+
+
+class LogProblem(BadInput):
+    """A log line that stops loading: names its line number and seq."""
+
+    def __init__(self, line: int, seq: int | None, reason: str, more: int = 0):
+        self.line, self.seq, self.reason, self.more = line, seq, reason, more
+        where = f"line {line}" + (f" (seq {seq})" if seq is not None else "")
+        extra = f" (and {more} more bad line{'s' if more != 1 else ''})" if more else ""
+        super().__init__(f"events.jsonl {where}: {reason}{extra}; "
+                         "run `inspector audit --verify STORE` for the full report")

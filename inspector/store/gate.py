@@ -1,0 +1,82 @@
+"""The write gate (DESIGN §2.3): which new entries and updates are held for review, and why.
+
+Text checks use the detectors in detect.py; whether a summary would be supported is asked
+of the belief rule itself (Store.what_if + support_at), so the gate and the rule cannot drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import detect
+from .chain import sha256_hex
+from .model import principal, segments
+
+RULE = "rule_from_untrusted_source"
+SECRET = "secret"
+SUPPRESSED = "suppressed_subject"
+UNSUPPORTED = "unsupported_summary"
+REASONS = (SUPPRESSED, SECRET, RULE, UNSUPPORTED)   # priority when several apply
+
+
+def subject_digest(salt: str, subject: str) -> str:
+    """Salted SHA-256 of a data subject: it can confirm a match, never reveal the subject."""
+    return sha256_hex((salt + "\n" + subject).encode("utf-8"))
+
+
+@dataclass
+class Suppression:
+    """Salted digests of erased subjects (rebuilt from the log's erase events)."""
+
+    digests: set[tuple[str, str]] = field(default_factory=set)   # (salt, digest)
+
+    def matches(self, entry: dict) -> bool:
+        names = identifiers(entry)
+        return any(subject_digest(salt, name) == digest
+                   for salt, digest in self.digests for name in names)
+
+
+def identifiers(entry: dict) -> set[str]:
+    """What §6 matches a subject against: subject, entity and its segments, scope segments,
+    source principal."""
+    names = {entry.get("subject"), entry.get("entity"), principal(entry.get("source") or "")}
+    names.update(segments(entry.get("entity") or ""))
+    names.update(segments(entry.get("scope") or ""))
+    return {n for n in names if n}
+
+
+def is_trusted(entry: dict) -> bool:
+    """operator and system sources, and user:X writing inside its own space."""
+    who = principal(entry.get("source") or "")
+    kind = who.split(":", 1)[0]
+    if kind in ("operator", "system"):
+        return True
+    return kind == "user" and who in segments(entry.get("scope") or "")
+
+
+def rule_finding(entry: dict) -> detect.Finding | None:
+    """The instruction aimed at the agent in this entry's value, if any."""
+    for text in detect.texts_of(entry.get("value")):
+        found = detect.rule_shape(text)
+        if found:
+            return found
+    return None
+
+
+def secret_finding(entry: dict) -> detect.Finding | None:
+    for text in detect.texts_of(entry.get("value")):
+        found = detect.secret(text)
+        if found:
+            return found
+    return None
+
+
+def text_reason(entry: dict, suppression: Suppression) -> str | None:
+    """Every reason but unsupported_summary (which needs the store), highest priority first."""
+    if suppression.digests and suppression.matches(entry):
+        return SUPPRESSED
+    if entry.get("sensitivity") == "secret" or secret_finding(entry):
+        return SECRET
+    if not is_trusted(entry) and (entry.get("layer") == "procedural" or rule_finding(entry)):
+        return RULE
+    return None

@@ -1,0 +1,232 @@
+"""Loading a store's log into DuckDB: events -> versions -> current entries (DESIGN §2, §7).
+
+The whole log is read in one parallel `read_json` (the fast path). When that read shows any
+problem, the log is read again line by line so that the error names the exact line and seq.
+Lines appended later are taken by `Store.refresh()` through the same line-by-line path, and
+`Store.what_if()` runs events that are not written yet through it inside a transaction that
+is rolled back: the store as it would be, for plans and for the write gate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import duckdb
+
+from .chain import GENESIS, line_bytes, seal
+from .errors import LogProblem
+from .logfile import (StorePaths, Tail, count_lines, decode_lines, last_line, read_lines,
+                      read_tail, store_paths, warn_once)
+from .model import KINDS, LAYERS, OPS, RFC3339, SOURCE_CLASSES, STATUSES, now_text
+from .queries import sql
+
+SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create",
+         "focus_keys_create", "macro_visible", "macro_state_at", "macro_support_at",
+         "macro_judged_at", "judged_create", "macro_pre_reason", "macro_beliefs_in")
+TAKE = ("versions_insert", "known_ids_insert", "entries_forget", "entries_refresh",
+        "edges_forget", "edges_refresh")
+SCOPE_FILTER = ("scope_filter_entries", "scope_filter_versions", "scope_filter_edges")
+SOURCE_RE = r"(%s):[^/\s]+(/.*)?" % "|".join(SOURCE_CLASSES)
+
+
+class _NeedExactRead(Exception):
+    """The fast read cannot vouch for the log: read it line by line to say what is wrong."""
+
+
+@dataclass
+class LoadState:
+    """How far the log has been loaded."""
+
+    offset: int = 0             # bytes of complete lines loaded
+    seq: int = 0                # last seq loaded
+    hash: str | None = None     # its hash (None for an unchained line)
+    chained: bool = False       # a chained line has been seen
+    unchained: int = 0          # unchained lines (all before the first chained one)
+    inode: int | None = None
+    torn: bytes = b""           # an incomplete last line, ignored
+    warnings: list[str] = field(default_factory=list)
+
+
+class Store:
+    """A store directory loaded into an in-memory DuckDB database.
+
+    `scope` is the hard filter of DESIGN §8: only entries whose current state lies inside it
+    are loaded. Calls that change tables hold `lock`; other threads read through `cursor()`.
+    """
+
+    def __init__(self, root: str | os.PathLike, *, scope: str | None = None, warn: bool = True):
+        self.paths: StorePaths = store_paths(root)
+        self.scope = scope
+        self.con = duckdb.connect(":memory:", config={"threads": os.cpu_count() or 2})
+        self.con.execute("SET TimeZone = 'UTC'")
+        self.state = LoadState()
+        self.lock = threading.RLock()
+        exposure = warn_once(self.paths) if warn else None
+        if exposure:
+            self.state.warnings.append(exposure)
+        for name in SETUP:
+            self.con.execute(sql(name))
+        self._load_all()
+
+    @property
+    def root(self) -> Path:
+        return self.paths.root
+
+    @property
+    def head(self) -> str | None:
+        """`SEQ:HASH` of the last loaded line, or None for an empty log."""
+        if self.state.seq == 0:
+            return None
+        return f"{self.state.seq}:{self.state.hash or ''}"
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self.con.cursor()
+
+    # -- the whole log ----------------------------------------------------------------------
+
+    def _load_all(self) -> None:
+        tail = read_tail(self.paths.log)
+        self.state.inode = os.stat(self.paths.log).st_ino
+        if tail.end > 0:
+            try:
+                self._read_fast(tail)
+            except (duckdb.Error, _NeedExactRead):
+                self._stage_lines(decode_lines(read_lines(self.paths.log, 0, tail.end)), 1)
+            self._take_staged()
+        self._finish(tail)
+
+    def _read_fast(self, tail: Tail) -> None:
+        counted: list[int] = []
+        counter = threading.Thread(target=lambda: counted.append(count_lines(self.paths.log, tail.end)))
+        counter.start()
+        try:
+            self.con.execute(sql("read_log"), {"path": str(self.paths.log)})
+        finally:
+            counter.join()
+        rows = self.con.execute("SELECT count(*) FROM raw_file").fetchone()[0]
+        if rows != counted[0] + (1 if tail.torn.strip() else 0):
+            raise _NeedExactRead()
+        if tail.torn.strip():
+            self.con.execute("DELETE FROM raw_file WHERE rowid >= $n", {"n": counted[0]})
+        self.con.execute(sql("raw_view_file"))
+        if self._problems(first_line=1, prev_seq=0, chained_before=False):
+            raise _NeedExactRead()
+
+    # -- numbered lines: a tail, the whole log when it has a problem, or events to come -----
+
+    def _stage_lines(self, texts: list[str | None], first_line: int) -> None:
+        self.con.execute(sql("raw_lines"), {
+            "line_nos": list(range(first_line, first_line + len(texts))), "texts": texts})
+        self.con.execute(sql("raw_parse_lines"))
+        self.con.execute(sql("raw_view_lines"))
+        problems = self._problems(first_line=first_line, prev_seq=first_line - 1,
+                                  chained_before=self.state.chained)
+        if problems:
+            raise LogProblem(*problems[0], more=len(problems) - 1)
+
+    def _problems(self, **params) -> list[tuple[int, int | None, str]]:
+        params.update(rfc3339=RFC3339, ops=list(OPS))
+        return self.con.execute(sql("log_problems"), params).fetchall()
+
+    def _take_staged(self) -> None:
+        """Turn the lines in `raw` into versions and refresh the entries they touch."""
+        self.con.execute(sql("staged"))
+        problems = self.con.execute(sql("state_problems"), {
+            "kinds": list(KINDS), "statuses": list(STATUSES), "layers": list(LAYERS),
+            "source_re": SOURCE_RE, "rfc3339": RFC3339}).fetchall()
+        if problems:
+            raise LogProblem(*problems[0], more=len(problems) - 1)
+        for name in TAKE:
+            self.con.execute(sql(name))
+        if self.scope is not None:
+            for name in SCOPE_FILTER:
+                self.con.execute(sql(name), {"scope": self.scope} if name == SCOPE_FILTER[0] else {})
+
+    def _staged_counts(self) -> tuple[int, int]:
+        return self.con.execute(
+            "SELECT count(*), count(*) FILTER (WHERE hash IS NULL) FROM staged").fetchone()
+
+    def _finish(self, tail: Tail) -> None:
+        if tail.end > self.state.offset:
+            count, unchained = self._staged_counts()
+            self.state.unchained += unchained
+            self.state.chained = self.state.chained or unchained < count
+            line = json.loads(last_line(self.paths.log, tail.end))
+            self.state.seq, self.state.hash = line["seq"], line.get("hash")
+        self.state.offset = tail.end
+        self.state.torn = tail.torn
+        self._drop_scratch()
+        self.state.warnings = [w for w in self.state.warnings if "incomplete last line" not in w]
+        if tail.torn:
+            self.state.warnings.append(
+                f"{self.paths.log}: ignored an incomplete last line ({len(tail.torn)} bytes at "
+                f"offset {tail.end}); the next append moves it to torn/{tail.end}")
+
+    def _drop_scratch(self) -> None:
+        self.con.execute("DROP VIEW IF EXISTS raw")
+        for table in ("staged", "raw_file", "raw_parsed", "raw_lines"):
+            self.con.execute(f"DROP TABLE IF EXISTS {table}")
+
+    # -- appended lines ---------------------------------------------------------------------
+
+    def refresh(self) -> int:
+        """Load lines appended since the last load; return how many events were added.
+
+        A log that was rewritten (an erasure) or shrank is loaded again from the start.
+        """
+        with self.lock:
+            st = os.stat(self.paths.log)
+            before = self.state.seq
+            if st.st_ino != self.state.inode or st.st_size < self.state.offset:
+                self._reset()
+                self._load_all()
+                return self.state.seq - before
+            tail = read_tail(self.paths.log, self.state.offset)
+            if tail.end > self.state.offset:
+                lines = decode_lines(read_lines(self.paths.log, self.state.offset, tail.end))
+                self._stage_lines(lines, before + 1)
+                self._take_staged()
+            self._finish(tail)
+            return self.state.seq - before
+
+    def _reset(self) -> None:
+        for table in ("versions", "entries", "edges", "known_ids"):
+            self.con.execute(f"DELETE FROM {table}")
+        self.state = LoadState(warnings=self.state.warnings)
+
+    # -- the store as it would be -------------------------------------------------------------
+
+    def sealed(self, drafts: list[dict]) -> list[dict]:
+        """Drafts as the writer would seal them after the loaded head (for what_if)."""
+        seq, prev, at = self.state.seq, self.state.hash or GENESIS, now_text()
+        events = []
+        for draft in drafts:
+            seq += 1
+            event = seal({**draft, "seq": seq, "at": draft.get("at") or at}, prev)
+            prev = event["hash"]
+            events.append(event)
+        return events
+
+    @contextmanager
+    def what_if(self, drafts: list[dict]) -> Iterator[list[dict]]:
+        """Inside the block the tables hold the store with `drafts` appended; then nothing."""
+        with self.lock:
+            events = self.sealed(drafts)
+            self.con.execute("BEGIN")
+            try:
+                if events:
+                    self._stage_lines([line_bytes(e).decode("utf-8")[:-1] for e in events],
+                                      self.state.seq + 1)
+                    self._take_staged()
+                yield events
+            finally:
+                self.con.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self.con.close()

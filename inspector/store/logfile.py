@@ -1,0 +1,150 @@
+"""The store directory and its log file: paths, permissions, the torn tail, reading lines.
+
+Lines are split on b"\\n" only: a value may hold U+2028 or other characters that
+str.splitlines() would treat as line breaks.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import BadInput
+
+LOG_NAME = "events.jsonl"
+_warned: set[str] = set()
+_warn_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class StorePaths:
+    root: Path
+
+    @property
+    def log(self) -> Path:
+        return self.root / LOG_NAME
+
+    @property
+    def lock(self) -> Path:
+        return self.root / ".lock"
+
+    @property
+    def cache(self) -> Path:
+        return self.root / ".inspector"
+
+    @property
+    def certificates(self) -> Path:
+        return self.root / "certificates"
+
+    @property
+    def torn(self) -> Path:
+        return self.root / "torn"
+
+
+def store_paths(root: str | os.PathLike) -> StorePaths:
+    """The paths of an existing store; BadInput when `root` is not one."""
+    paths = StorePaths(Path(root))
+    if not paths.root.is_dir():
+        raise BadInput(f"{paths.root} is not a store directory; create one with `inspector init {paths.root}`")
+    if not paths.log.is_file():
+        raise BadInput(f"{paths.root} has no {LOG_NAME}; create a store with `inspector init {paths.root}`")
+    return paths
+
+
+def exposure_warning(paths: StorePaths) -> str | None:
+    """A warning when group or others can read the store (DESIGN §2), else None."""
+    exposed = [p for p in (paths.root, paths.log) if stat.S_IMODE(p.stat().st_mode) & 0o044]
+    if not exposed:
+        return None
+    mode = oct(stat.S_IMODE(exposed[0].stat().st_mode))
+    return (f"warning: {exposed[0]} can be read by group or others (mode {mode}); it holds "
+            f"personal data: run `chmod -R go-rwx {paths.root}`")
+
+
+def warn_once(paths: StorePaths) -> str | None:
+    """Print the exposure warning on stderr once per process per store; return it."""
+    warning = exposure_warning(paths)
+    key = str(paths.root.resolve())
+    with _warn_lock:
+        if warning and key not in _warned:
+            _warned.add(key)
+            print(warning, file=sys.stderr)
+    return warning
+
+
+@dataclass(frozen=True)
+class Tail:
+    """Where the complete lines of a log end, and what comes after (a torn last line)."""
+
+    size: int
+    end: int          # offset just after the last b"\n"
+    torn: bytes       # bytes after it: an incomplete last line, or b""
+
+
+def read_tail(path: Path, start: int = 0) -> Tail:
+    """Find the end of the last complete line, reading backwards from the end of the file."""
+    with open(path, "rb") as f:
+        size = f.seek(0, os.SEEK_END)
+        pos, block, chunk = size, 1 << 16, b""
+        while pos > start:
+            step = min(block, pos - start)
+            pos -= step
+            f.seek(pos)
+            chunk = f.read(step) + chunk
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                return Tail(size, pos + cut + 1, chunk[cut + 1:])
+        return Tail(size, start, chunk)
+
+
+def count_lines(path: Path, end: int) -> int:
+    """How many b"\\n" the first `end` bytes hold (runs beside DuckDB's parallel read)."""
+    buf, n, left = bytearray(1 << 24), 0, end
+    with open(path, "rb", buffering=0) as f:
+        view = memoryview(buf)
+        while left > 0:
+            got = f.readinto(view[:min(len(buf), left)])
+            if not got:
+                break
+            n += buf.count(b"\n", 0, got)
+            left -= got
+    return n
+
+
+def read_lines(path: Path, start: int, end: int) -> list[bytes]:
+    """The complete lines between two offsets, without their newlines."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    lines = data.split(b"\n")
+    return lines[:-1] if lines and lines[-1] == b"" else lines
+
+
+def decode_lines(lines: list[bytes]) -> list[str | None]:
+    """UTF-8 text of each line, None where a line is not valid UTF-8."""
+    out: list[str | None] = []
+    for raw in lines:
+        try:
+            out.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            out.append(None)
+    return out
+
+
+def last_line(path: Path, end: int) -> bytes:
+    """The last complete line before offset `end` (the byte at end - 1 is b"\n")."""
+    with open(path, "rb") as f:
+        pos, chunk = end - 1, b""
+        while pos > 0:
+            step = min(1 << 16, pos)
+            pos -= step
+            f.seek(pos)
+            chunk = f.read(step) + chunk
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                return chunk[cut + 1:]
+        return chunk

@@ -1,0 +1,85 @@
+"""The words of the store format (DESIGN §2): ops, kinds, statuses, scopes, sources, times."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+OPS = ("write", "update", "hold", "approve", "reject", "quarantine", "release", "retract",
+       "expire", "erase")
+KINDS = ("observation", "claim", "inference", "summary")
+LAYERS = ("episodic", "semantic", "procedural")
+STATUSES = ("held", "active", "rejected", "quarantined", "retracted", "expired", "erased")
+SOURCE_CLASSES = ("user", "operator", "system", "agent", "tool", "document", "web")
+SEVERITIES = ("low", "medium", "high")
+
+# RFC 3339 date-time: the only time syntax the store and the command line accept.
+RFC3339 = r"\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)"
+_RFC3339 = re.compile(RFC3339)
+_SOURCE = re.compile(r"(%s):[^/\s]+(/.*)?" % "|".join(SOURCE_CLASSES), re.S)
+_ACTOR = re.compile(r"[a-z][a-z0-9_-]*:[^\s]+")
+
+# An entry's fields with the default a feed may omit (DESIGN §2.2); None = required.
+ENTRY_DEFAULTS: dict[str, object] = {
+    "layer": "semantic", "authority": 0, "confidence": None, "valid_from": None, "valid_to": None,
+    "scope": "", "subject": None, "justification": [], "context": None, "held_reason": None,
+    "retention": None, "expires_at": None, "sensitivity": None, "tags": [],
+}
+ENTRY_REQUIRED = ("id", "entity", "attribute", "value", "kind", "source", "observed_at")
+TIME_FIELDS = ("observed_at", "valid_from", "valid_to", "expires_at")
+
+
+def is_rfc3339(text: object) -> bool:
+    return isinstance(text, str) and _RFC3339.fullmatch(text) is not None
+
+
+def parse_time(text: str) -> datetime:
+    """An RFC 3339 string as an aware UTC datetime; ValueError if it is not one."""
+    if not is_rfc3339(text):
+        raise ValueError(f"{text!r} is not an RFC 3339 time (e.g. 2025-03-01T04:06:55Z)")
+    return datetime.fromisoformat(text.upper().replace("Z", "+00:00")).astimezone(timezone.utc)
+
+
+def format_time(moment: datetime | None) -> str | None:
+    """UTC, `Z`, fractional seconds only when present: how the tool reports times."""
+    if moment is None:
+        return None
+    text = moment.astimezone(timezone.utc).isoformat()
+    return text.replace("+00:00", "Z")
+
+
+def now_utc() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def now_text() -> str:
+    """Now, to the millisecond, as the tool writes times into the log."""
+    moment = now_utc()
+    return format_time(moment.replace(microsecond=moment.microsecond // 1000 * 1000))
+
+
+def is_source(text: object) -> bool:
+    return isinstance(text, str) and _SOURCE.fullmatch(text) is not None
+
+
+def is_actor(text: object) -> bool:
+    return isinstance(text, str) and _ACTOR.fullmatch(text) is not None
+
+
+def principal(source: str) -> str:
+    """The part of a source before the first `/`: who stands behind it."""
+    return source.split("/", 1)[0]
+
+
+def segments(scope: str) -> list[str]:
+    return [s for s in scope.split("/") if s] if scope else []
+
+
+def is_within(scope: str, outer: str) -> bool:
+    """True when `scope` is `outer` or one of its sub-scopes (segment-wise)."""
+    return outer == "" or scope == outer or scope.startswith(outer + "/")
+
+
+def visible_from(scope: str, context: str) -> bool:
+    """An entry in `scope` is visible from `context` when scope is context or an ancestor."""
+    return is_within(context, scope)

@@ -1,0 +1,1 @@
+DELETE FROM edges WHERE src IN (SELECT memory_id FROM staged)

@@ -1,0 +1,1 @@
+CREATE TABLE IF NOT EXISTS entries AS SELECT *, NULL::JSON AS state FROM versions WHERE false

@@ -1,0 +1,1 @@
+DELETE FROM entries WHERE memory_id IN (SELECT memory_id FROM staged)

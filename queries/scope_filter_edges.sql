@@ -1,0 +1,1 @@
+DELETE FROM edges WHERE src NOT IN (SELECT memory_id FROM entries)

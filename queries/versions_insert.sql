@@ -1,0 +1,33 @@
+-- Staged lines become versions.
+INSERT INTO versions
+SELECT seq, "at"::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
+    erased IS NOT NULL AS redacted,
+    coalesce(erased, s.certificate) AS certificate,
+    CASE WHEN erased IS NULL THEN s.subject_digest END AS subject_digest,
+    CASE WHEN erased IS NULL THEN s.subject_salt END AS subject_salt,
+    hash,
+    CASE WHEN keyed THEN s.entity END AS entity,
+    CASE WHEN keyed THEN s.attribute END AS attribute,
+    CASE WHEN keyed THEN s.value END AS value,
+    CASE WHEN keyed THEN s.kind END AS kind,
+    CASE WHEN keyed THEN coalesce(s.layer, 'semantic') END AS layer,
+    CASE WHEN keyed THEN s.source END AS source,
+    CASE WHEN keyed THEN split_part(s.source, '/', 1) END AS principal,
+    CASE WHEN keyed THEN coalesce(s.authority::BIGINT, 0) END AS authority,
+    CASE WHEN keyed THEN s.confidence::DOUBLE END AS confidence,
+    CASE WHEN keyed THEN s.observed_at::TIMESTAMPTZ END AS observed_at,
+    CASE WHEN keyed THEN s.valid_from::TIMESTAMPTZ END AS valid_from,
+    CASE WHEN keyed THEN s.valid_to::TIMESTAMPTZ END AS valid_to,
+    CASE WHEN keyed THEN coalesce(s.scope, '') END AS scope,
+    CASE WHEN keyed THEN CASE WHEN coalesce(s.scope, '') = '' THEN 0
+                              ELSE len(string_split(s.scope, '/')) END END AS depth,
+    CASE WHEN keyed THEN s.subject END AS subject,
+    CASE WHEN keyed THEN coalesce(s.justification::VARCHAR[], []) END AS justification,
+    CASE WHEN keyed THEN s.context END AS context,
+    CASE WHEN keyed THEN s.status ELSE 'erased' END AS status,
+    CASE WHEN keyed THEN s.held_reason END AS held_reason,
+    CASE WHEN keyed THEN s.retention END AS retention,
+    CASE WHEN keyed THEN s.expires_at::TIMESTAMPTZ END AS expires_at,
+    CASE WHEN keyed THEN s.sensitivity END AS sensitivity,
+    CASE WHEN keyed THEN coalesce(s.tags::VARCHAR[], []) END AS tags
+FROM (SELECT *, erased IS NULL AND op <> 'erase' AS keyed FROM staged)
