@@ -32,7 +32,7 @@ NO_SCOPE = typer.Option(None, "--scope", hidden=True)
 
 
 def fail(error: InspectorError) -> None:
-    output.console(stderr=True).print(output.safe(f"error: {error}"))
+    output.say(f"error: {error}")
     raise typer.Exit(error.exit_code)
 
 
@@ -63,7 +63,7 @@ def open_store(path: Path, scope: Optional[str] = None) -> Store:
     store = Store(path, scope=scope)
     for warning in store.state.warnings:
         if "incomplete last line" in warning:
-            output.console(stderr=True).print(output.safe(f"note: {warning}"))
+            output.say(f"note: {warning}")
     return store
 
 
@@ -79,7 +79,7 @@ def init(store: Path = typer.Argument(..., help="Directory to create."), scope: 
     def go():
         refuse_scope(scope, "init")
         init_store(store)
-        output.console(stderr=True).print(output.safe(f"created store {store}"))
+        output.say(f"created store {store}")
     run(go)
 
 

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .tui.text import safe, safe_json
+from .tui.text import render, safe, safe_json
 
 _TERMINAL_UNSAFE = re.compile(
     "[\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
@@ -41,6 +41,16 @@ def print_json(document: Any) -> None:
     sys.stdout.write(dumps(document) + "\n")
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def say(message: str) -> None:
+    """One line on stderr (errors, warnings, notes): never wrapped, escapes visible."""
+    sys.stderr.write(render(message, one_line=True) + "\n")
+    sys.stderr.flush()
+
+
 def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, markup=False, emoji=False, highlight=False,
                    width=None, soft_wrap=False)
@@ -51,13 +61,32 @@ def cell(value: Any, max_chars: int | None = None) -> Text:
     return safe(value, one_line=True, max_chars=max_chars)
 
 
-def table(columns: Iterable[str], rows: Iterable[Iterable[Text | str]], title: str | None = None) -> Table:
+# Widest a column may grow; VALUE (and any column not named) takes what is left.
+COLUMN_WIDTHS = {"ID": 10, "ENTITY": 16, "ATTRIBUTE": 18, "SCOPE": 24, "MARK": 4, "SOURCE": 24,
+                 "HELD BECAUSE": 20, "MARKER": 19, "SEQ": 8, "AT": 24, "OP": 10, "ACTOR": 18,
+                 "RIVAL": 10, "REASON": 22}
+
+
+def table(columns: Iterable[str], rows: Iterable[Iterable[Text | str]], title: str | None = None,
+          width: int | None = None) -> Table:
+    """One line a row; cells are cut with "…" to fit `width` (the console's by default).
+
+    Columns in COLUMN_WIDTHS keep at most that width; the others share what is left.
+    """
+    names = list(columns)
+    cells = [[c if isinstance(c, Text) else Text(str(c)) for c in row] for row in rows]
+    natural = [max([len(n)] + [r[i].cell_len for r in cells]) for i, n in enumerate(names)]
+    fixed = {i: min(natural[i], COLUMN_WIDTHS[n]) for i, n in enumerate(names) if n in COLUMN_WIDTHS}
+    free = [i for i in range(len(names)) if i not in fixed]
+    room = (width or console().width) - sum(fixed.values()) - 2 * (len(names) - 1)
+    share = max(12, room // max(1, len(free)))
     out = Table(title=title, title_justify="left", show_edge=False, pad_edge=False,
                 header_style="bold", box=None, expand=False)
-    for name in columns:
-        out.add_column(name, overflow="fold", no_wrap=False)
-    for row in rows:
-        out.add_row(*[c if isinstance(c, Text) else Text(str(c)) for c in row])
+    for i, name in enumerate(names):
+        limit = fixed.get(i, min(natural[i], share))
+        out.add_column(name, overflow="ellipsis", no_wrap=True, width=limit)
+    for row in cells:
+        out.add_row(*row)
     return out
 
 
@@ -70,27 +99,33 @@ def value_text(value: Any, max_chars: int | None = None) -> Text:
 
 # -- one printer per command -------------------------------------------------------------
 
-MARK_BADGES = {"contested": "contested", "claim_disagrees": "claim≠", "inference_disagrees": "inference≠",
-               "vetoed_newer": "vetoed-newer"}
+# Short badges for the markers (DESIGN §3) and for how a store-wide row relates to others.
+MARK_BADGES = {"contested": "⚑", "claim_disagrees": "C", "inference_disagrees": "I",
+               "vetoed_newer": "V", "overridden": "↓", "from_broader": "↑"}
+MARK_LEGEND = ("⚑ contested · C claim disagrees · I inference disagrees · V vetoed newer · "
+               "↓ overridden in a narrower scope · ↑ won by a broader scope's entry")
 
 
-def _marks(row: dict) -> Text:
-    badges = [MARK_BADGES[m] for m in row["markers"]]
+def marks(row: dict) -> list[str]:
+    names = list(row["markers"])
     if row.get("overridden_in"):
-        badges.append(f"overridden-in-{len(row['overridden_in'])}")
+        names.append("overridden")
     if row["belief_scope"] != row["scope"]:
-        badges.append("from-broader")
-    return Text(" ".join(badges), style="yellow")
+        names.append("from_broader")
+    return names
 
 
 def print_beliefs(doc: dict) -> None:
     out = console()
-    rows = [[cell(r["entity"], 24), cell(r["attribute"], 24), value_text(r["value"], 32),
-             cell(r["scope"] or '""', 28), _marks(r), cell(r["memory_id"], 16)]
+    rows = [[cell(r["memory_id"], 12), cell(r["entity"], 20), cell(r["attribute"], 20),
+             value_text(r["value"], 40), cell(r["scope"] or '""', 32),
+             Text("".join(MARK_BADGES[m] for m in marks(r)), style="bold yellow")]
             for r in doc["beliefs"]]
-    out.print(table(["ENTITY", "ATTRIBUTE", "VALUE", "SCOPE", "MARKS", "ID"], rows))
+    out.print(table(["ID", "ENTITY", "ATTRIBUTE", "VALUE", "SCOPE", "MARK"], rows))
+    if any(r[-1].plain for r in rows):
+        out.print(Text(MARK_LEGEND, style="dim"))
     where = f"context {doc['context']!r}" if doc["context"] is not None else "every scope"
-    out.print(Text(f"{len(rows)} beliefs, {where}, as of {doc['as_of']}"
+    out.print(Text(f"{plural(len(rows), 'belief')}, {where}, as of {doc['as_of']}"
                    + (f", valid at {doc['valid_at']}" if doc["valid_at"] != doc["as_of"] else "")
                    + f" — {doc['rule']}", style="dim"))
 
@@ -108,7 +143,7 @@ def print_show(doc: dict) -> None:
                  "scope", "subject", "observed_at", "valid_from", "valid_to", "justification",
                  "context", "sensitivity", "retention", "expires_at", "tags"):
         if entry.get(name) not in (None, [], ""):
-            line = Text(f"  {name:<13}", style="dim")
+            line = Text(f"  {name:<15}", style="dim")
             line.append_text(value_text(entry[name], 200))
             out.print(line)
     if doc.get("why"):
@@ -133,21 +168,21 @@ def _print_ids(out: Console, label: str, ids: list[str]) -> None:
 
 
 def print_held(doc: dict) -> None:
-    rows = [[cell(e["id"], 16), cell(e.get("entity"), 20), cell(e.get("attribute"), 20),
-             value_text(e.get("value"), 32), cell(e.get("source"), 24), cell(e.get("held_reason"))]
+    rows = [[cell(e["id"], 12), cell(e.get("held_reason")), cell(e.get("entity"), 20),
+             cell(e.get("attribute"), 20), value_text(e.get("value"), 40), cell(e.get("source"), 28)]
             for e in doc["held"]]
     out = console()
-    out.print(table(["ID", "ENTITY", "ATTRIBUTE", "VALUE", "SOURCE", "HELD BECAUSE"], rows))
+    out.print(table(["ID", "HELD BECAUSE", "ENTITY", "ATTRIBUTE", "VALUE", "SOURCE"], rows))
     out.print(Text(f"{len(rows)} held", style="dim"))
 
 
 def print_conflicts(doc: dict) -> None:
-    rows = [[cell(c["entity"], 24), cell(c["attribute"], 24), cell(c["scope"] or '""', 28),
-             Text(c["marker"], style="yellow"), cell(", ".join(c["memory_ids"]), 60)]
+    rows = [[Text(c["marker"], style="yellow"), cell(", ".join(c["memory_ids"]), 40),
+             cell(c["entity"], 20), cell(c["attribute"], 20), cell(c["scope"] or '""', 32)]
             for c in doc["conflicts"]]
     out = console()
-    out.print(table(["ENTITY", "ATTRIBUTE", "SCOPE", "MARKER", "BELIEF, THEN CAUSES"], rows))
-    out.print(Text(f"{len(rows)} conflicts", style="dim"))
+    out.print(table(["MARKER", "BELIEF, CAUSES", "ENTITY", "ATTRIBUTE", "SCOPE"], rows))
+    out.print(Text(plural(len(rows), "conflict"), style="dim"))
 
 
 def print_lineage(doc: dict) -> None:
@@ -179,13 +214,9 @@ def print_audit(doc: dict) -> None:
 
 
 def print_ingest(result) -> None:
-    out = console(stderr=True)
-    out.print(Text(f"written {len(result.written)}, held {len(result.held)}, "
-                   f"updated {len(result.updated)}, rejected lines {len(result.rejected)}"))
+    say(f"written {len(result.written)}, held {len(result.held)}, "
+        f"updated {len(result.updated)}, rejected lines {len(result.rejected)}")
     for memory_id, reason in result.held.items():
-        line = Text("  held ")
-        line.append_text(cell(memory_id))
-        line.append(f": {reason}")
-        out.print(line)
+        say(f"  held {memory_id}: {reason}")
     for number, error in result.rejected:
-        out.print(cell(f"  line {number}: {error}", 200))
+        say(f"  line {number}: {error}")

@@ -56,8 +56,11 @@ class Story:
             self._emit(op, at, actor, after, reason=reason, batch=batch)
 
     def save(self, root: Path) -> None:
-        if root.exists():
-            shutil.rmtree(root)
+        """Write the log afresh; the store's README.md stays."""
+        for name in ("events.jsonl", ".lock"):
+            (root / name).unlink(missing_ok=True)
+        for name in (".inspector", "torn", "certificates"):
+            shutil.rmtree(root / name, ignore_errors=True)
         paths = init_store(root)
         with LogWriter(paths) as writer:
             writer.append(self.drafts)

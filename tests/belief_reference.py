@@ -111,9 +111,17 @@ def rank_key(eid, st):
     return (eff_authority(eid, st), depth(e["scope"]), e["observed_at_dt"], eid)
 
 
-def judge(st, key, ctx, tk, tv) -> tuple[str | None, dict[str, str]]:
+def by_key(st) -> dict[tuple, list[str]]:
+    index: dict[tuple, list[str]] = {}
+    for i, e in st.items():
+        index.setdefault((e["entity"], e["attribute"]), []).append(i)
+    return index
+
+
+def judge(st, key, ctx, tk, tv, about=None) -> tuple[str | None, dict[str, str]]:
     """(winner id, reason of every entry about the key) in context ctx."""
-    about = [i for i, e in st.items() if (e["entity"], e["attribute"]) == key]
+    if about is None:
+        about = [i for i, e in st.items() if (e["entity"], e["attribute"]) == key]
     pre = {i: pre_reason(st[i], i, st, ctx, tk, tv) for i in about}
     cands = [i for i in about if pre[i] is None]
     if not cands:
@@ -135,7 +143,7 @@ def judge(st, key, ctx, tk, tv) -> tuple[str | None, dict[str, str]]:
     return win, reasons
 
 
-def markers(st, key, ctx, tk, tv, win, reasons) -> dict[str, list[str]]:
+def markers(st, key, ctx, tk, tv, win, reasons, about=None) -> dict[str, list[str]]:
     w = st[win]
     cands = [i for i, r in reasons.items() if r.startswith("outranked:")]
     out = {}
@@ -146,7 +154,8 @@ def markers(st, key, ctx, tk, tv, win, reasons) -> dict[str, list[str]]:
     vetoed = [i for i in cands if st[i]["observed_at_dt"] > w["observed_at_dt"]
               and eff_authority(i, st) < eff_authority(win, st) and st[i]["value"] != w["value"]]
     for kind, name in (("claim", "claim_disagrees"), ("inference", "inference_disagrees")):
-        ids = [i for i, e in st.items() if (e["entity"], e["attribute"]) == key and e["kind"] == kind
+        pool = ((i, st[i]) for i in about) if about is not None else st.items()
+        ids = [i for i, e in pool if (e["entity"], e["attribute"]) == key and e["kind"] == kind
                and e["status"] in ("active", "held") and visible(e["scope"], ctx)
                and e["observed_at_dt"] <= tk and not _lt(tv, start(e))
                and (e["valid_to_dt"] is None or _lt(tv, e["valid_to_dt"])) and e["value"] != w["value"]]
@@ -161,17 +170,15 @@ def markers(st, key, ctx, tk, tv, win, reasons) -> dict[str, list[str]]:
 
 def belief_table(st, tk, tv, context=None) -> dict[tuple, dict]:
     """{(scope, entity, attribute): {memory_id, candidates, markers}} as DESIGN §3 defines."""
-    keys = {(e["entity"], e["attribute"]) for e in st.values()}
     out = {}
-    for key in keys:
-        scopes = {context} if context is not None else {e["scope"] for e in st.values()
-                                                         if (e["entity"], e["attribute"]) == key}
+    for key, about in by_key(st).items():
+        scopes = {context} if context is not None else {st[i]["scope"] for i in about}
         for ctx in scopes:
-            win, reasons = judge(st, key, ctx, tk, tv)
+            win, reasons = judge(st, key, ctx, tk, tv, about)
             if win is None:
                 continue
             out[(ctx, *key)] = {"memory_id": win,
                                 "candidates": sum(1 for r in reasons.values()
                                                   if r == "belief" or r.startswith("outranked:")),
-                                "markers": markers(st, key, ctx, tk, tv, win, reasons)}
+                                "markers": markers(st, key, ctx, tk, tv, win, reasons, about)}
     return out

@@ -18,6 +18,8 @@ def sample(tmp_path):
     """sample("branch-contamination") -> a private copy (0700/0600) of that sample store."""
     def copy(name: str) -> Path:
         target = tmp_path / name
+        if target.exists():
+            return target
         shutil.copytree(SAMPLES / name, target, ignore=shutil.ignore_patterns(".lock", ".inspector"))
         target.chmod(0o700)
         for path in target.rglob("*"):

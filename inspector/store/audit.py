@@ -212,6 +212,9 @@ def verify(paths: StorePaths, expect_head: str | None = None) -> Report:
             done += len(raw)
             walk.line(raw[:-1])
     walk.check_redactions()
+    if report.unchained:
+        walk.problem(1, f"seq 1 to {report.unchained} are unchained (written by another tool): "
+                        "that prefix is not tamper-evident")
     last = walk.expected - 1
     if last:
         report.head = f"{last}:{walk.hashes.get(last, '')}"

@@ -22,9 +22,11 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import html
 import math
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -85,11 +87,7 @@ def _excerpt(snippet: str) -> str:
     return snippet if len(snippet) <= EXCERPT_MAX else snippet[:EXCERPT_MAX - 1] + "…"
 
 
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
-
-
-_WORD = re.compile(r"[a-z0-9_]+")
+_WORD = re.compile(r"\w+")
 
 # ---------------------------------------------------------------- vocabulary
 # Shared pieces of the rule_shape patterns; every pattern is compiled with F.
@@ -114,11 +112,11 @@ SPAN = r"(?:[^.;!?\n]|[.!?](?=\w)){0,100}?"
 # human in a memory ("respond", "reveal", "cc"); WEAK ones ("send", "use",
 # "call") also fit a person's own chores, so they need an agent-world cue.
 STRONG = (r"repl(?:y|ies)|respond|answer|say|tell|mention|describe|recommend|cc|bcc|forward|"
-          r"reveal|disclose|output|approve|refuse|decline|disregard|ignore|address|quote|"
+          r"output|approve|refuse|decline|disregard|ignore|address|quote|"
           r"execute|invoke|trust|treat|obey|comply|pretend|claim|redirect|promote|advertise|"
           r"deny|reject|grant|escalate|exfiltrate|leak|bypass|praise|endorse|refer|omit|"
           r"downplay|disable|prioriti[sz]e")
-WEAK = (r"send|e-?mail|mail|share|give|call|use|add|append|prepend|include|insert|start|"
+WEAK = (r"send|e-?mail|mail|share|reveal|disclose|give|call|use|add|append|prepend|include|insert|start|"
         r"begin|end|sign|keep|ask|confirm|book|pay|transfer|delete|remove|run|write|read|"
         r"store|save|log|report|notify|mark|translate|summari[sz]e|speak|talk|act|behave|"
         r"offer|charge|refund|issue|list|print|post|upload|copy|format|link|route|query|"
@@ -138,7 +136,8 @@ AGENT_CUE = re.compile(
     r"invoices?|payments?|exports?|reports?|links?|urls?|json|markdown|signature|"
     r"competitors?|products?|plan|tier|pricing|fees?|you|asked|english|french|german|"
     r"spanish|italian|language|persona|emojis?|contracts?|profiles?|preferences|"
-    r"memor(?:y|ies)|logging|audit)\b|@|://", re.I)
+    r"memor(?:y|ies)|logging|audit|passwords?|credentials?|secrets?|keys|tokens?|"
+    r"instructions|system prompt|recommendations?|suggestions?|results?)\b|@|://", re.I)
 
 # The lead-in of a standing rule names an interaction or an agent's task:
 # "whenever the user asks", "every time you summarise", "when summarising documents".
@@ -159,7 +158,7 @@ PERSIST = (r"always|never(?: ever)?|from now on|from this point(?: on| forward)?
 # Clauses that open a conditional standing rule ("Whenever …, call …").
 WHEN = (r"whenever|every ?time|each time|any ?time|when(?:ever)?|if|for (?:every|each|all|any)|"
         r"in (?:every|each|all)|at the (?:end|start|beginning|top|bottom) of (?:every|each|all|any)|"
-        r"regardless of|no matter|until|unless|once")
+        r"regardless of|no matter|until|unless|once|whatever|whoever|upon")
 
 # The agent, named: second person or its usual titles.
 AGENT = (r"(?:you|the (?:assistant|agent|ai|bot|chatbot|model|llm)|this (?:assistant|agent|"
@@ -228,7 +227,7 @@ BULK = re.compile(
     r"\b(?:all|every|each|entire|full|whole|copies of)\b[^.;!?\n]{0,30}?\b(?:e-?mails?|"
     r"messages?|files?|documents?|docs|contracts?|invoices?|receipts?|statements?|records?|"
     r"reports?|attachments?|photos?|spreadsheets?|notes?|logs?|chats?|conversations?|"
-    r"customers?|users?|data)\b", re.I)
+    r"customers?|users?|data|confirmations?|orders?|tickets?)\b", re.I)
 
 # The stores a record redirection tells the agent to stop believing.
 RECORD = re.compile(
@@ -251,30 +250,48 @@ Check = Callable[[re.Match, str], bool]
 @dataclass(frozen=True)
 class Rule:
     category: str
-    words: frozenset[str]            # tried only when the text holds one (empty: always)
+    words: frozenset[str]            # tried only when the text holds one of these words …
+    marks: tuple[str, ...]           # … or one of these substrings (lower case)
     pattern: re.Pattern
     check: Check | None = None       # a further test of the match, when a regex is not enough
+    reportable: bool = True          # "…, the coach said." makes it a report, not an order
 
 
-def _rule(category: str, words: str, pattern: str, check: Check | None = None) -> Rule:
-    return Rule(category, frozenset(words.split()), re.compile(pattern, F), check)
+def _rule(category: str, needs: str, pattern: str, check: Check | None = None,
+          reportable: bool = True) -> Rule:
+    """needs: the words (and, if not word-shaped, substrings) the pattern cannot match without."""
+    words = frozenset(n for n in needs.split() if _WORD.fullmatch(n))
+    marks = tuple(n for n in needs.split() if not _WORD.fullmatch(n))
+    return Rule(category, words, marks, re.compile(pattern, F), check, reportable)
+
+
+
+_SENTENCE_END = re.compile(r"[.!?;\n](?:\s|$)")
+_STRONG = re.compile(STRONG, re.I)
 
 
 def _sentence(text: str) -> str:
-    end = re.search(r"[.!?;\n](?:\s|$)", text)
+    end = _SENTENCE_END.search(text)
     return text[:end.start()] if end else text
 
 
 def _weak_needs_cue(match: re.Match, text: str) -> bool:
     """A weak verb ("send", "use") is the agent's only with an agent-world noun nearby."""
-    if re.fullmatch(STRONG, match.group("verb"), re.I):
+    if _STRONG.fullmatch(match.group("verb")):
         return True
     return bool(AGENT_CUE.search(_sentence(text[match.start("verb"):])))
 
 
 def _carries_sensitive(match: re.Match, text: str) -> bool:
-    """The object of the send is a credential, personal data, or bulk documents."""
-    return bool(SENSITIVE.search(match.group(0)) or BULK.search(match.group(0)))
+    """What is sent is a credential, personal data, or bulk documents ("collect the bank
+    details … and send them to …" names it before the verb, so the sentence counts)."""
+    begun = max(text.rfind(stop, 0, match.start()) for stop in (". ", "; ", "\n"))
+    said = text[begun + 1:match.end()]
+    return bool(SENSITIVE.search(said) or BULK.search(said))
+
+
+def _carries_sensitive_in(text: str) -> bool:
+    return bool(SENSITIVE.search(text) or BULK.search(text))
 
 
 def _routes_calls(match: re.Match, text: str) -> bool:
@@ -289,19 +306,35 @@ def _names_record(match: re.Match, text: str) -> bool:
 
 
 def _agent_verb(match: re.Match, text: str) -> bool:
-    """'The assistant must …' is a rule; 'you will love it' is not: the verb decides."""
-    if re.match(rf"(?:the |this )?{AGENT_NAME}\b", match.group(0), re.I):
+    """'The assistant must …' is a rule; 'you will love it' is not. "You", "the agent"
+    and "the model" also name people and products, so for them the modal must bind
+    ("must", "is required to") or the verb must be one only an assistant is told."""
+    said = match.group(0)
+    if re.match(rf"(?:the |this )?{AGENT_NAME}\b", said, re.I):
         return True
+    verb = match.group("verb")
+    if re.search(r"\b(?:will|should|may|can)\b(?! now)", said, re.I):
+        return bool(_STRONG.fullmatch(verb))
     return bool(re.fullmatch(rf"{VERB}|follow|grant|bypass|skip|disable|enable|mark|treat|"
-                             r"transfer|approve|reset|switch|turn|comply|obey|now",
-                             match.group("verb"), re.I))
+                             r"transfer|approve|reset|switch|turn|comply|obey|now", verb, re.I))
+
+
+def _used_not_mentioned(match: re.Match, text: str) -> bool:
+    """'… e.g. ignore all previous instructions attacks' names the phrase, it does not say it."""
+    before = text[:match.start()].rstrip().lower()
+    if re.search(r"(?:e\.g\.|i\.e\.|\blike|such as|called|known as|phrase|words|as in|"
+                 r"example:?)$", before):
+        return False
+    return not re.match(r"\W*(?:attacks?|style|jailbreaks?|prompts? (?:are|is)|injections?)\b",
+                        text[match.end():], re.I)
 
 
 RULES: list[Rule] = [
     # --- authority: a fake system / developer / vendor voice -------------------
     # Chat-template tokens only a model runtime should ever write.
-    _rule("authority", "", r"<\|[a-z_]+\|>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|"
-          r"</?(?:system|assistant|sys)>|\b(?:begin|end) (?:of )?system prompt\b"),
+    _rule("authority", "<| [inst [/inst <<sys <</sys _of_turn> <system </system <assistant "
+          "</assistant <sys system", r"<\|[a-z_]+\|>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|"
+          r"</?(?:system|assistant|sys)>|\b(?:begin|end) (?:of )?system prompt\b", reportable=False),
     # A header at a line start that names an authority ("SYSTEM:", "[developer note]",
     # "Priority override from HQ:"), followed by words to the agent or an order.
     _rule("authority", "system sys developer dev admin administrator root operator owner "
@@ -309,18 +342,33 @@ RULES: list[Rule] = [
           "moderator sudo override directive instructions instruction assistant chatgpt claude",
           rf"^[\s#*\[<(=\-]*[^\n:.!?\]>]{{0,40}}?\b{AUTHORITY}\b[^\n:.!?\]>]{{0,30}}?"
           rf"[\s#*\]>)=\-]*[:\]>—–=#-]\s*(?:{AGENT}\b|{AGENT_NAME}\b|new policy|i (?:will|must|am going to|"
-          rf"shall)\b|this is your\b|(?:{VERB}|follow|proceed|do not|don'?t|never|always)\b)"),
+          rf"shall)\b|this is your\b|(?:{VERB}|follow|proceed|do not|don'?t|never|always)\b)",
+          reportable=False),
+    # A markdown heading naming an authority, the order on the next line.
+    _rule("authority", "system developer admin instruction instructions prompt rules operator",
+          r"^#{1,6} *(?:system|developer|admin|operator|instructions?|(?:system )?prompt|rules)\b"
+          rf"[^\n]{{0,20}}\n\s*(?:{AGENT}\b|{AGENT_NAME}\b|(?:{VERB}|follow|do not|don'?t|never|"
+          r"always)\b)", reportable=False),
     # Speaking to the agent by name: "Dear AI", "Hey assistant", "notice for AI agents".
     _rule("authority", "dear hi hey hello attention note notice message instructions memo",
           r"\b(?:dear|hi|hey|hello|attention|note to|notice (?:to|for)|message (?:to|for)|"
-          rf"instructions? (?:to|for)|memo to)\s+(?:the |all |any )?{AGENT_NAME}\b"),
+          rf"instructions? (?:to|for)|memo to)[,!:]?\s+(?:the |all |any )?{AGENT_NAME}\b"),
     _rule("authority", "if", r"\bif you(?:'re| are) an? (?:ai|llm|language model|assistant|"
           r"agent|bot|chatbot|ai (?:model|agent|assistant))\b"),
+    # Addressing whatever machine reads the text: "To any AI reading this", "Upon
+    # reading this, …", "When you see this note, …".
+    _rule("authority", "reading processing parsing reads sees see read process encounter upon",
+          rf"\b(?:for|to) (?:the|any|all|every|whichever|whatever) {AGENT_NAME} (?:reading|"
+          r"processing|parsing|that (?:reads|sees|processes)|who (?:reads|sees))\b|"
+          r"\b(?:when|if|once|upon|after) you (?:see|read|process|encounter|parse) (?:this|these) "
+          r"(?:note|message|document|text|page|email|entry|memory|line|instructions?)\b"),
+    # A comment the human never sees, written to the agent.
+    _rule("authority", "<!-- [//]", rf"<!--[^>]{{0,40}}\b(?:{AGENT_NAME}|you|your)\b|\[//\]: # \("),
     # Claiming to speak for the vendor, the developer or the operator.
     _rule("authority", "from by comes anthropic openai google microsoft meta",
           r"\b(?:message|instruction|notice|update|directive|command|order|request)s? "
-          r"(?:comes? |is )?(?:directly )?(?:from|by) (?:(?:anthropic|openai|google|microsoft|"
-          r"meta)(?!'s)|(?:your|the) (?:developer|creator|operator|owner|maker|admin\w*|system "
+          r"(?:comes? |is )?(?:directly )?(?:from|by) (?:(?:the )?(?:anthropic|openai|google|"
+          r"microsoft|meta)(?!'s)(?! (?:recruit|sales|marketing|hr|careers|press)\w*)|(?:your|the) (?:developer|creator|operator|owner|maker|admin\w*|system "
           r"administrator|platform owner)s?)\b|\b(?:anthropic|openai|google|microsoft|meta) "
           r"(?:policy update|notice|message|directive|instruction)"),
     _rule("authority", "here speaking this your as",
@@ -339,8 +387,8 @@ RULES: list[Rule] = [
           rf"\b{AGENT} (?:are|is|'re) (?:now )?(?:in|operating in|running in|entering) "
           r"(?:\w+ )?mode\b|\byou(?:'re| are) now (?:dan\b|an? (?:ai|assistant|model|bot|new)|"
           r"operating|running|acting|unrestricted|unfiltered|free|jailbroken)|elevated privileges|"
-          r"\byou are (?:now )?(?:a|an) (?:[\w-]+ ){0,3}(?:assistant|ai|bot|chatbot|agent|model|"
-          r"language model)\b|\byou(?:'ve| have)? (?:now )?(?:been|are) (?:granted|given|upgraded|"
+          r"\byou(?:'re| are) (?:now )?(?:a|an|the) (?:[\w-]+ ){0,3}(?:assistant|ai|bot|chatbot|"
+          r"agent|model|language model)\b|\byou(?:'ve| have)? (?:now )?(?:been|are) (?:granted|given|upgraded|"
           r"promoted|elevated|cleared|unlocked)\b|\bgranted you (?:permission|access|rights|"
           r"clearance|admin)"),
     # The agent told what it must / may now do.
@@ -349,6 +397,7 @@ RULES: list[Rule] = [
           rf"\b{AGENT}(?:'s permissions)? (?:must|shall|should|will|may|can|are to|is to|"
           r"needs? to|ha(?:ve|s) to|(?:is|are) (?:now )?(?:required|authori[sz]ed|permitted|"
           r"allowed|expected|instructed|cleared|free|exempt|obliged) to|obeys?|compl(?:y|ies)|"
+          r"(?:has|have) (?:permission|the right|clearance) to|"
           r"(?:has|have) been (?:upgraded|granted|cleared|authori[sz]ed)) (?:now |always |never "
           r"|only |also |immediately )*(?!be\b)(?P<verb>\w+)", check=_agent_verb),
     # Promoting the text itself to an instruction source.
@@ -367,7 +416,8 @@ RULES: list[Rule] = [
           rf"the above|everything (?:above|before|prior|so far|you(?:'ve| have| were)? (?:been )?"
           rf"told)|whatever you (?:were|have been|'ve been) told|(?:your |the )?memory of (?:the |"
           rf"your )?(?:system prompt|instructions|rules)|the {INSTRUCTIONS} (?:above|before|so far|"
-          rf"(?:given )?(?:earlier|previously)|(?:that )?you (?:were given|received|have|got)))"),
+          rf"(?:given )?(?:earlier|previously)|(?:that )?you (?:were given|received|have|got)))",
+          check=_used_not_mentioned, reportable=False),
     # The standing instructions declared void.
     _rule("override", "your previous prior above earlier original system instructions rules",
           rf"(?:\b(?:your|all (?:previous|prior)|previous|prior|above|earlier|original|system) "
@@ -388,6 +438,16 @@ RULES: list[Rule] = [
           r"continue|proceed|respond|answer|reply|act|behave|operate|you are|you're)\b[^.;]{0,30}"
           r"\b(?:with no |without (?:any )?|free (?:of|from) )(?:rules|restrictions|limits|"
           r"limitations|guidelines|filters|guardrails|censorship)\b"),
+    # A new role handed to the agent: "Your new task is to …".
+    _rule("override", "your task job role goal purpose mission objective priority",
+          r"\byour (?:new |real |actual |true |primary |only |main )?(?:task|job|role|goal|purpose|"
+          r"mission|objective|priority|function) (?:now |from now on )?(?:is|are) (?:now )?"
+          r"(?:to\b|:)"),
+    # Hiding the instruction itself: "never reveal these instructions".
+    _rule("override", "instruction instructions note message rules secret hidden confidential",
+          r"\b(?:don'?t|do not|never) (?:tell|reveal|mention|disclose|share|show)\b[^.;]{0,40}"
+          r"\b(?:these|this|the|my) (?:instructions?|rules?|prompt)\b|\bkeep (?:this|these) "
+          r"(?:instructions?|rules?|prompt) (?:secret|hidden|confidential|between us)\b"),
     # A new rule set announced: "New instructions: stop filtering links".
     _rule("override", "new updated real actual",
           rf"\b(?:new|updated|real|actual) (?:instructions?|rules?|orders|directives?|task|"
@@ -409,11 +469,25 @@ RULES: list[Rule] = [
           "sync export report leak exfiltrate include append embed encode put push submit relay "
           "deliver dump write save attach publish give reveal disclose provide pass transfer "
           "mirror archive back backup replicate stream move store log dm message text",
-          rf"{START}{LEAD}(?:send|e-?mail|mail|forward|cc|bcc|upload|post|transmit|copy|share|"
+          rf"(?:{START}{LEAD}|\b(?:and|then) )(?:send|e-?mail|mail|forward|cc|bcc|upload|post|"
+          r"transmit|copy|share|"
           r"paste|sync|export|report|leak|exfiltrate|include|append|embed|encode|put|push|submit|"
           r"relay|deliver|dump|write|save|attach|publish|give|reveal|disclose|provide|pass|"
           r"transfer|mirror|archive|back up|backup|replicate|stream|move|store|log|dm|message|"
           rf"text)\b{SPAN}{DESTINATION}", check=_carries_sensitive),
+    # The same in the other languages attacks most often use.
+    _rule("exfiltration", "envía envia manda reenvía reenvia sende schicke envoie transfère "
+          "invia inoltra",
+          r"\b(?:env[ií]a|manda|reenv[ií]a|sende|schicke|envoie|transf[eè]re|invia|inoltra)\b"
+          r"[^.;!?\n]{0,60}?\b(?:contrase[ñn]as|claves|credenciales|passw[öo]rter|kennw[öo]rter|"
+          rf"zugangsdaten|mots de passe|identifiants|password|credenziali|tokens?)\b{SPAN}"
+          rf"{DESTINATION}"),
+    # The same, passive: "all invoices should be forwarded to …", "a copy … goes to …".
+    _rule("exfiltration", "be goes go get gets",
+          r"(?:\b(?:should|must|shall|needs? to|ha(?:s|ve) to|are to|is to|always) be|\b(?:goes|"
+          r"go|gets?) (?:sent )?)\s?(?:sent|forwarded|copied|cc'?d|bcc'?d|e-?mailed|uploaded|"
+          r"posted|mirrored|synced|shared|exported|backed up|transmitted|reported|to)?\s?"
+          rf"(?:to|with)?\b{SPAN}{DESTINATION}", check=lambda m, t: _carries_sensitive_in(t)),
     # Disclosure without a destination: the reader of the answer is the thief.
     _rule("exfiltration", "reveal disclose output print dump list extract display show expose "
           "leak exfiltrate tell give spell read share",
@@ -428,8 +502,9 @@ RULES: list[Rule] = [
     _rule("exfiltration", "leak exfiltrate", rf"{START}{LEAD}leak\b|\bexfiltrate\b"),
     # A URL left open for the agent to fill in (markdown image with a query, or a
     # trailing "?k="): the client fetches it, data and all.
-    _rule("exfiltration", "", r"!\[[^\]]*\]\(\s*[a-z]+://[^)\s?]*\?[^)]*\)|"
-          r"\b[a-z]+://[^\s?]+\?(?:[^\s=&]+=[^\s&]*&)*[^\s=&]+=(?=$|[\s)\]'\"{<.,])"),
+    _rule("exfiltration", "://", r"!\[[^\]]*\]\(\s*[a-z]+://[^)\s?]*\?[^)]*\)|"
+          r"\b[a-z]+://[^\s?]+\?(?:[^\s=&]+=[^\s&]*&)*[^\s=&]+=(?=$|[\s)\]'\"{<.,])",
+          reportable=False),
 
     # --- tool redirection: swap the tool or endpoint the agent calls ----------
     _rule("tool_redirection", "use call invoke query route proxy point switch replace redirect "
@@ -439,22 +514,25 @@ RULES: list[Rule] = [
           r"proxy|point|switch|replace|redirect|direct|set|configure|change|send|forward|hit|"
           rf"prefer|choose|pick|select|default to|rely on|connect to)\b{SPAN}{TOOLISH}",
           check=_routes_calls),
-    _rule("tool_redirection", "must should shall will",
-          r"\b\w+s? (?:must|should|shall|will) (?:now |always |only )*(?:use|go (?:to|through|via)"
+    _rule("tool_redirection", "must should shall will now",
+          r"\b\w+s? (?:(?:must|should|shall|will) (?:now |always |only )*|now )(?:use|go (?:to|"
+          r"through|via)|goes (?:to|through|via)"
           r"|be (?:sent|routed|directed|forwarded|made|proxied) (?:to|through|via)|point to|call)"
           rf"\s+(?:\S+\s+){{0,2}}?{TOOLISH}"),
-    _rule("tool_redirection", "new official correct real updated only current",
+    _rule("tool_redirection", "new official correct real updated only current now",
           r"\bthe (?:new|official|correct|real|updated|only|current) (?:base url|url|endpoint|"
           r"host|server|address|tool|function|api|plugin|proxy)(?: for [^.;]{1,40}?)? (?:is|=|"
-          rf"has (?:moved|changed) to|:)\s+{TOOLISH}"),
+          rf"has (?:moved|changed) to|:)\s+(?:now\s+)?{TOOLISH}|\bthe (?:base url|url|endpoint|"
+          r"host|server|api|proxy|webhook)(?: for [^.;]{1,40}?)? (?:is|are) now\s+"
+          rf"{TOOLISH}"),
 
     # --- record redirection: point a subject's data somewhere else ------------
     # Told to stop believing a store ("ignore the profile", "don't trust the CRM").
     _rule("record_redirection", "ignore disregard discard forget overwrite supersede override "
           "stop never don dont not must should whatever rely trust",
           r"(?:\b(?:ignore|disregard|discard|forget|overwrite|supersede|override)\b|\bstop (?:using|"
-          r"reading|trusting|relying on)\b|\bnever (?:use|read|trust)\b|\b(?:don'?t|do not) "
-          r"(?:trust|use|rely on|read)\b|\b(?:must|should|is to|are to) be (?:ignored|"
+          r"reading|trusting|relying on|consulting|checking)\b|\bnever (?:use|read|trust|consult|"
+          r"check)\b|\b(?:don'?t|do not) (?:trust|use|rely on|read|consult|check|look at)\b|\b(?:must|should|is to|are to) be (?:ignored|"
           r"disregarded|discarded|overwritten)\b|\b(?:must|should|can) (?:not|no longer) be used\b|"
           r"\bwhatever\b[^.;]{1,40}?\b(?:says|shows|claims|states|lists)\b|\b(?:rely on|trust|"
           r"use) (?:only )?this (?:note|document|message|page|entry|text)\b)", check=_names_record),
@@ -469,6 +547,9 @@ RULES: list[Rule] = [
           r"\b(?:treat|consider|regard) (?:this|the|entity|these)?[^.;]{0,40}? (?:as|to be) "
           r"(?:authoritative|an alias|the same|identical|a duplicate|duplicates|canonical|one|"
           r"the (?:only )?source of truth|the correct)"),
+    _rule("record_redirection", "same alias identical duplicate",
+          r"\b(?:user|customer|account|entity|client|tenant|order|contact)[\s:#-]*\w*\d\w* (?:is|"
+          r"are) (?:the same (?:\w+ )?as|an alias (?:of|for)|identical to|a duplicate of)\b"),
     _rule("record_redirection", "now forward today henceforth alias",
           r"\b[\w-]+(?: [\w-]+)? (?:==?|is the same as|is an alias (?:of|for)) [\w-]+(?: [\w-]+)? "
           r"(?:from now on|going forward|from today|henceforth)"),
@@ -482,7 +563,10 @@ RULES: list[Rule] = [
           rf"{START}{LEAD}(?:replace|overwrite|update|change|correct|set|edit|modify|rewrite|"
           r"remap|supersede|merge|link|alias|combine|reassign|move|delete|erase|wipe|purge)\b"
           r"[^.;!?\n]{0,60}?\b(?:stored|saved|recorded|on file|profiles?|records?|entry|entries|"
-          r"crm|erp|memor(?:y|ies)|facts?|observations?|(?:user|account|customer|tenant|entity)"
+          r"crm|erp|memor(?:y|ies)|facts?|observations?|(?:\w+'s|the) (?:home |billing |postal |"
+          r"delivery |shipping )?(?:address|e-?mail|phone number|iban|bank details|account "
+          r"number|payment method|billing contact|owner) (?:to|with|in)|\w+'s phone (?:to|with)|(?:user|account|customer|"
+          r"tenant|entity)"
           r"[:#]?\s?\w*\d\w* (?:into|with|to))\b"),
     _rule("record_redirection", "source authoritative",
           r"\b(?:authoritative|only|true|real|canonical|official) source(?: of truth)? (?:for|of|"
@@ -501,8 +585,8 @@ RULES: list[Rule] = [
           rf"{START}(?:{PERSIST})(?:(?: [\w'-]+){{1,3}},|, [^,.;\n]{{1,40}},|[,:])?\s+(?:you "
           r"(?:must|should|will|shall) )?(?:(?:only|also|please|always|never|ever) )*"
           rf"(?P<verb>{VERB})\b", check=_weak_needs_cue),
-    _rule("persistent_rule", "whenever every each any anytime when whenever if for in regardless "
-          "matter until unless once at",
+    _rule("persistent_rule", "whenever every each any all anytime when if regardless whatever "
+          "whoever upon matter until unless once",
           rf"{START}(?:(?:{PERSIST}),?\s+)?(?:{WHEN})\b[^.;!?\n]{{0,80}}?\b{INTERACTION}\b"
           r"[^.;!?\n]{0,60}?,\s*(?:you (?:must|should|will|shall) )?"
           rf"(?:(?:always|never|only|please|also|just|then|immediately) )*(?:{VERB})\b"),
@@ -516,6 +600,26 @@ RULES: list[Rule] = [
     _rule("persistent_rule", "every each all any",
           r"\b(?:every|each|all|any) (?:repl|respons|answer|message|email|output|summar)\w* "
           r"(?:should|must|shall|will|needs? to|ha(?:s|ve) to)\b"),
+    # The agent asked outright: "I want you to …", "it is important that you …".
+    _rule("persistent_rule", "want need like important essential critical vital mandatory "
+          "ensure sure expected supposed",
+          r"\bi(?:'d| would)? (?:want|need|like) you to\b|\bit(?:'s| is) (?:important|essential|"
+          r"critical|vital|mandatory|crucial) (?:that )?you\b|\b(?:make sure|ensure|be sure) "
+          r"(?:that )?you (?:always|never|only)\b|\byou(?:'re| are) (?:expected|supposed|meant) to "
+          rf"(?:always |never |only )?(?:{VERB})\b"),
+    # Orders in the passive about the agent's traffic: "All replies are to be written
+    # in French", "Users asking about X should be told Y" (not "… by finance").
+    _rule("persistent_rule", "be",
+          r"\b(?:repl(?:y|ies)|respons(?:e|es)|answers?|messages?|e-?mails?|outputs?|users?|"
+          r"customers?|callers?|requests?|refunds?|tickets?|payments?|transfers?|approvals?|"
+          r"chats?|conversations?)\b[^.;!?\n]{0,40}?\b(?:are|is) to be (?:written|sent|answered|"
+          r"approved|rejected|refused|denied|forwarded|copied|signed|ended|started|prefixed|"
+          r"formatted|translated|ignored|treated|marked|flagged|escalated|routed|redirected|"
+          r"charged|refunded|told|given|shown|offered|closed|deleted)\b"
+          r"(?![^.;]{0,30}\bby (?:the |a |an )?\w+)|\b(?:users?|"
+          r"customers?|callers?|clients?|anyone)\b[^.;!?\n]{0,40}?\b(?:should|must|shall) be "
+          r"(?:told|given|sent|shown|offered|informed|refused|denied|redirected|asked|charged)\b"
+          r"(?![^.;]{0,30}\bby (?:the |a |an )?\w+)"),
     _rule("persistent_rule", "desde partir ahora nun ab sofort jetzt désormais dorénavant ora",
           r"\b(?:desde ahora|a partir de ahora|de ahora en adelante|von nun an|ab sofort|"
           r"ab jetzt|désormais|dorénavant|à partir de maintenant|d'ora in poi|da ora in poi)\b"),
@@ -552,22 +656,49 @@ def _unquote_mentions(text: str) -> str:
     return _QUOTED.sub('"…"', text)
 
 
-# "…, the user noted." / "(advice from the leaflet)": someone else's words, reported.
+# "…, the user noted." / "Mum said: …" / "(advice from the leaflet)": someone
+# else's words to a person, reported; advice reads like an order, a report is a fact.
 _ATTRIBUTED = re.compile(
-    r",\s*(?:the |his |her |their |our |my )?[\w' -]{1,30}?\s+(?:says|said|notes|noted|writes|"
-    r"wrote|added|explained|mentioned|recalled|insists|insisted|advises|advised|told \w+)\.?\s*$|"
+    r",(?!\s*(?:whatever|what\b|regardless|no matter))\s*(?:the |his |her |their |our |my )?[\w' -]{1,30}?"
+    r"\s+(?:says|said|notes|noted|writes|wrote|added|explained|mentioned|recalled|insists|"
+    r"insisted|advises|advised|told \w+)\.?!?\s*$|"
+    r",\s*(?:says|said|writes|wrote|according to) (?:the |a |an |his |her |their |our |my )?"
+    r"[\w' -]{1,30}\.?!?\s*$|"
+    r"^(?:the |his |her |my )?[\w']+(?: [\w']+)?\s+(?:says|said|wrote)(?: that)?\s*:|"
     r"\((?:advice|tip|note|quote|rule) from [^)]*\)\s*\.?\s*$", re.I)
-# Advice to a person reads like a standing rule or a send; a reported one is a fact.
-REPORTABLE = frozenset({"persistent_rule", "exfiltration", "tool_redirection"})
+
+
+def _rule_index() -> tuple[dict[str, set[int]], list[tuple[str, int]]]:
+    """Which rules each needed word or substring unlocks, so a string only meets its own."""
+    by_word: dict[str, set[int]] = {}
+    by_mark = []
+    for index, rule in enumerate(RULES):
+        for word in rule.words:
+            by_word.setdefault(word, set()).add(index)
+        by_mark += [(mark, index) for mark in rule.marks]
+    return by_word, by_mark
+
+
+_BY_WORD, _BY_MARK = _rule_index()
+
+
+def _candidates(lower: str) -> list[int]:
+    """The rules, in order, whose needed words or substrings the text holds."""
+    found: set[int] = set()
+    for word in set(_WORD.findall(lower)):
+        found.update(_BY_WORD.get(word, ()))
+    if "<" in lower or "[" in lower or "://" in lower:   # every mark holds one of these
+        found.update(index for mark, index in _BY_MARK if mark in lower)
+    return sorted(found)
 
 
 def _first_rule(text: str) -> Finding | None:
     """The first rule whose words the text holds and whose pattern (and check) match."""
     text = _unquote_mentions(text)
-    words = _words(text)
     reported = bool(_ATTRIBUTED.search(text))
-    for rule in RULES:
-        if (rule.words and rule.words.isdisjoint(words)) or (reported and rule.category in REPORTABLE):
+    for index in _candidates(text.lower()):
+        rule = RULES[index]
+        if reported and rule.reportable:
             continue
         for match in rule.pattern.finditer(text):
             if rule.check is None or rule.check(match, text):
@@ -594,12 +725,29 @@ _B64_TOKEN = re.compile(r"(?<![\w+/=])[A-Za-z0-9+/_-]{16,}={0,2}(?![\w+/=])")
 _HEX_TOKEN = re.compile(r"\b(?:[0-9a-f]{2}){8,}\b", re.I)
 _SPACED = re.compile(r"\b(?:\w {1,3}){5,}\w\b")
 _LETTER_RUN = re.compile(r"\b(?:\w[.\-_*·]){2,}\w\b")
-_LEET = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457@$])[\w@$]{3,}\b", re.I)
+_SEPARATOR = re.compile(r"[.\-_*·]")
+_HYPHEN_SPLIT = re.compile(r"(?<=[a-z])-(?=[a-z])", re.I)
+_LEET = re.compile(r"[a-z][013457@$]+[a-z]", re.I)   # a digit between letters: "1gn0r3"
 _LEET_MAP = str.maketrans("0134578@$", "oieastbas")
 _MORSE = re.compile(r"(?:[.-]{1,6}(?: {1,3}|$)){4,}")
+_WIDE_GAP = re.compile(r" {2,}")
 _MORSE_CODE = dict(zip(
     ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- "
     ".-- -..- -.-- --..".split(), "abcdefghijklmnopqrstuvwxyz"))
+_BINARY = re.compile(r"\b[01]{8}(?:\s+[01]{8}){3,}\b")
+
+
+def _confusables() -> dict[int, str]:
+    pairs = ("аa еe оo рp сc уy хx іi јj ѕs ԁd һh ӏl ɡg οo αa εe ιi κk νv ρp τt υu χx "
+             "АA ВB ЕE КK МM НH ОO РP СC ТT ХX ІI ЈJ ЅS ΑA ΒB ΕE ΗH ΙI ΚK ΜM ΝN ΟO ΡP ΤT ΧX "
+             "ᴀa ʙb ᴄc ᴅd ᴇe ꜰf ɢg ʜh ɪi ᴊj ᴋk ʟl ᴍm ɴn ᴏo ᴘp ʀr ꜱs ᴛt ᴜu ᴠv ᴡw ʏy ᴢz")
+    table = {ord(pair[0]): pair[1] for pair in pairs.split()}
+    for first in (0x1F130, 0x1F150, 0x1F170, 0x1F1E6):   # squared, circled, negative, flags
+        table.update({first + i: chr(97 + i) for i in range(26)})
+    return table
+
+
+_CONFUSABLES = _confusables()
 _ESCAPES = re.compile(r"\\u[0-9a-f]{4}|\\x[0-9a-f]{2}", re.I)
 
 
@@ -635,39 +783,59 @@ def _from_spacing(text: str) -> str:
 
 
 def _from_separators(text: str) -> str:
-    """'Ig-nore', 'i.g.n.o.r.e': hyphens inside words and dots between letters dropped."""
-    joined = _LETTER_RUN.sub(lambda m: re.sub(r"[.\-_*·]", "", m.group(0)), text)
-    joined = re.sub(r"(?<=[a-z])-(?=[a-z])", "", joined, flags=re.I)
+    """'Ig-nore', 'i.g.n.o.r.e': hyphens inside words and dots between letters dropped
+    (three split words at least: "well-known" is spelling, not a disguise)."""
+    joined = _LETTER_RUN.sub(lambda m: _SEPARATOR.sub("", m.group(0)), text)
+    if len(_HYPHEN_SPLIT.findall(joined)) >= 3:
+        joined = _HYPHEN_SPLIT.sub("", joined)
     return joined if joined != text else ""
 
 
 def _from_leet(text: str) -> str:
-    return text.translate(_LEET_MAP) if _LEET.search(text) else ""
+    return text.translate(_LEET_MAP)
 
 
 def _from_morse(text: str) -> str:
     runs = _MORSE.findall(text)
-    return " ".join("".join(_MORSE_CODE.get(ch, "") for ch in re.split(r" ", word))
-                    for run in runs for word in re.split(r" {2,}", run.strip()))
+    return " ".join("".join(_MORSE_CODE.get(ch, "") for ch in word.split(" "))
+                    for run in runs for word in _WIDE_GAP.split(run.strip()))
 
 
 def _from_escapes(text: str) -> str:
-    if not _ESCAPES.search(text):
-        return ""
     return _ESCAPES.sub(lambda m: chr(int(m.group(0)[2:], 16)), text)
 
 
+def _from_percent(text: str) -> str:
+    return urllib.parse.unquote(text)
+
+
+def _from_entities(text: str) -> str:
+    return html.unescape(text)
+
+
+def _from_binary(text: str) -> str:
+    return " ".join(_printable(bytes(int(b, 2) for b in run.split()))
+                    for run in _BINARY.findall(text)).strip()
+
+
+def _from_homoglyphs(text: str) -> str:
+    """Cyrillic, Greek, small-capital and boxed letters that look Latin, mapped to it."""
+    latin = text.translate(_CONFUSABLES)
+    return latin if latin != text else ""
+
+
 def _reversed(text: str) -> str:
-    return text[::-1] if re.search(r"\b(?:backwards?|reversed?|in reverse)\b", text, re.I) else ""
+    return text[::-1]
 
 
 def _rotated(text: str) -> list[str]:
-    """Every Caesar shift, but only when the text speaks of one (rot13, Caesar, shift)."""
-    if not re.search(r"\brot-? ?\d+\b|\bcaesar\b|\bshift(?:ed)? (?:of |by )?\d+", text, re.I):
-        return []
-    if re.search(r"\brot-? ?13\b", text, re.I):
+    """rot13 when named, else every Caesar shift (only tried when the text speaks of one)."""
+    if _ROT13.search(text):
         return [codecs.decode(text, "rot13")]
     return [_shift(text, k) for k in range(1, 26)]
+
+
+_ROT13 = re.compile(r"\brot-? ?13\b", re.I)
 
 
 def _shift(text: str, k: int) -> str:
@@ -681,22 +849,44 @@ def _shift(text: str, k: int) -> str:
 DECODERS: list[tuple[str, Callable[[str], str]]] = [
     ("base64", _from_base64), ("hex", _from_hex), ("spaced", _from_spacing), ("split", _from_separators),
     ("leet", _from_leet), ("morse", _from_morse), ("escapes", _from_escapes),
-    ("reversed", _reversed),
+    ("reversed", _reversed), ("percent", _from_percent), ("entities", _from_entities),
+    ("binary", _from_binary), ("homoglyphs", _from_homoglyphs),
 ]
-# Cheap gates: a decoder is tried only when its raw material can be present.
-_MAYBE_ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{16}|\b\w \w \w|\d|[.-]{2,}|\\[ux]|backward|"
-                            r"revers|rot|caesar|shift|\w[.\-_*·]\w[.\-_*·]\w|[a-z]-[a-z]", re.I)
+def _disguises(text: str, words: set[str]) -> set[str]:
+    """Which decoders could apply, judged by C-speed tests; the rest never run."""
+    hints = {name for name, cue in _CUE_WORDS.items() if not cue.isdisjoint(words)}
+    if not text.isascii():
+        hints.add("homoglyphs")
+    hints.update(name for name, mark in _CUE_MARKS if mark in text)
+    if words and max(map(len, words)) >= 12:
+        hints.update(("base64", "hex"))
+    if text.count("-") >= 3 or text.count(".") >= 4:
+        hints.update(("split", "morse"))
+    if len(text) >= 12 and text.count(" ") * 3 >= len(text):   # "i g n o r e"
+        hints.add("spaced")
+    if _LEET.search(text):
+        hints.add("leet")
+    if text.count("0") + text.count("1") >= 32:
+        hints.add("binary")
+    return hints
+
+
+_CUE_WORDS = {"rot": frozenset("rot rot13 rot_13 caesar shift shifted".split()),
+              "reversed": frozenset("backwards backward reversed reverse".split())}
+_CUE_MARKS = [("percent", "%"), ("entities", "&"), ("escapes", "\\")]
 
 
 def _decoded_rule(text: str) -> Finding | None:
-    """A rule hidden behind base64, hex, spacing, leetspeak, Morse, escapes or rotation."""
-    if not _MAYBE_ENCODED.search(text):
-        return None
+    """A rule hidden behind an encoding, a spelling trick or a letter rotation."""
+    hints = _disguises(text, set(_WORD.findall(text.lower())))
     for name, decode in DECODERS:
-        found = _decoded_rule_of(decode(text), name)
+        if name not in hints:
+            continue
+        decoded = decode(text)
+        found = _decoded_rule_of(decoded, name) if decoded != text else None
         if found:
             return found
-    for rotated in _rotated(text):
+    for rotated in _rotated(text) if "rot" in hints else ():
         found = _decoded_rule_of(rotated, "rot")
         if found:
             return found
@@ -706,3 +896,147 @@ def _decoded_rule(text: str) -> Finding | None:
 def _decoded_rule_of(decoded: str, how: str) -> Finding | None:
     found = _first_rule(normalize(decoded)) if decoded else None
     return Finding("rule_shape", "obfuscation", _excerpt(f"{how}: {found.excerpt}")) if found else None
+
+
+# ---------------------------------------------------------------- secret
+
+# Each credential format: (category, cheap substring that must be present, pattern).
+# The substring test is C-speed and skips the regex for almost every string.
+SECRET_FORMATS: list[tuple[str, str, re.Pattern]] = [
+    ("private_key", "-----begin", re.compile(
+        r"-----BEGIN (?:RSA |DSA |EC |OPENSSH |PGP |ENCRYPTED |SSH2 )?PRIVATE KEY(?: BLOCK)?-----")),
+    ("aws_access_key", "a", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b")),
+    ("github_token", "gh", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b")),
+    ("slack_token", "xox", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("slack_webhook", "hooks.slack.com", re.compile(
+        r"hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]+")),
+    ("anthropic_key", "sk-ant-", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    ("openai_key", "sk-", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("stripe_key", "_live_", re.compile(r"\b(?:sk|rk)_live_[0-9A-Za-z]{16,}")),
+    ("stripe_key", "_test_", re.compile(r"\b(?:sk|rk)_test_[0-9A-Za-z]{16,}")),
+    ("google_api_key", "aiza", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("jwt", "eyj", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("password_in_url", "://", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s@/]+)@[^\s/]+", re.I)),
+]
+
+# A value after a password-like name counts however short ("password=hunter2"); a
+# colon or "is" only when the value looks like one (a digit or symbol in it), so
+# "password: reset requested" stays prose.
+_PASSWORD = re.compile(
+    r"\b(?:pass(?:word|wd|phrase)?|pwd|pin)\b\s*(?:=\s*(?P<assigned>[^\s,;&'\"]+)|"
+    r"(?::|\bis\b)\s*['\"]?(?P<stated>(?=\S*[\d!@#$%^&*_+=?])[^\s,;'\"]{4,}))", re.I)
+_PLACEHOLDER = re.compile(r"^(?:\*+|x+|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\w+%|none|null|"
+                          r"redacted|changeme|\.\.\.|…)$", re.I)
+# A long random token after a key-like name ("api_key=…", "token: …", "secret …").
+_KEYED = re.compile(
+    r"\b(?:api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret(?:[_-]?key)?|client[_-]?secret|"
+    r"auth(?:[_-]?token)?|token|bearer|private[_-]?key|session[_-]?(?:id|key|token)|"
+    r"credentials?)\b['\"]?\s*(?:[:=]|\bis\b)?\s*['\"]?(?:bearer\s+)?(?P<value>[A-Za-z0-9+/_.~=-]{16,})",
+    re.I)
+_SECRET_HINTS = ("pass", "pwd", "pin", "key", "secret", "token", "auth", "bearer", "credential")
+
+
+def secret(text: str) -> Finding | None:
+    """The first credential in the text, its value masked in the excerpt."""
+    text = normalize(text)
+    lower = text.lower()
+    for category, hint, pattern in SECRET_FORMATS:
+        if hint in lower:
+            match = pattern.search(text)
+            if match:   # a key's armour header is not the secret: show it whole
+                shown = match.group(0) if category == "private_key" else _masked(match)
+                return Finding("secret", category, shown)
+    if any(hint in lower for hint in _SECRET_HINTS):
+        return _password(text) or _keyed_token(text)
+    return None
+
+
+def _password(text: str) -> Finding | None:
+    for match in _PASSWORD.finditer(text):
+        value = match.group("assigned") or match.group("stated")
+        if value and not _PLACEHOLDER.match(value):
+            return Finding("secret", "password", _masked(match, value))
+    return None
+
+
+def _keyed_token(text: str) -> Finding | None:
+    for match in _KEYED.finditer(text):
+        if _looks_random(match.group("value")):
+            return Finding("secret", "generic_high_entropy", _masked(match, match.group("value")))
+    return None
+
+
+def _looks_random(value: str) -> bool:
+    """Mixed character classes and high per-character entropy: a key, not a word."""
+    classes = sum(bool(re.search(p, value)) for p in ("[a-z]", "[A-Z]", "[0-9]"))
+    return classes >= 2 and _entropy(value) >= 3.0
+
+
+def _entropy(value: str) -> float:
+    counts = [value.count(c) for c in set(value)]
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts)
+
+
+def _masked(match: re.Match, value: str | None = None) -> str:
+    """The match with its secret part reduced to a prefix, so a report never re-leaks it."""
+    snippet = match.group(0)
+    value = value or (match.groupdict().get("value") if match.groupdict() else None) or snippet
+    keep = value[:4] if len(value) >= 12 else ""
+    return _excerpt(snippet.replace(value, f"{keep}…[{len(value)} chars]", 1))
+
+
+# ---------------------------------------------------------------- pii
+
+_EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+# International numbers start with "+" and a country code; NANP numbers are
+# (415) 555-0132 / 415-555-0132 / 415.555.0132. The look-arounds refuse digits,
+# dots or dashes glued on either side, which is what dates, versions, IPs and
+# order ids have.
+_PHONE = re.compile(
+    r"(?<![\w.+/-])(?:"
+    r"\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}"
+    r"|(?:\+?1[ .-]?)?(?:\(\d{3}\)\s?|\d{3}[ .-])\d{3}[ .-]\d{4}"
+    r")(?![\w.-]*\d)(?!-\w)")
+# A national number (020 7946 0958) only where the text says it is a phone.
+_NATIONAL = re.compile(r"\b(?:tel|phone|mobile|cell|call|ring|fax|whatsapp|landline)\b[.:]?\s*"
+                       r"(?P<number>0\d{2,4}[ -]?\d{3,4}[ -]?\d{3,4})(?![\w.-]*\d)", re.I)
+# Words that make a number an identifier rather than a phone.
+_ID_CONTEXT = re.compile(
+    r"(?:order|invoice|ref(?:erence)?|id|no\.?|number|#|ticket|case|acct|account|sku|part|"
+    r"serial|tracking|po|isbn|version|v)\s*[:#]?\s*$", re.I)
+
+
+def pii(text: str) -> list[Finding]:
+    """Every e-mail address and phone number in the text."""
+    text = normalize(text)
+    found = []
+    if "@" in text:
+        found += [Finding("pii", "email", m.group(0)) for m in _EMAIL.finditer(text)]
+    if _DIGITS.search(text):
+        found += [Finding("pii", "phone", m.group(0)) for m in _PHONE.finditer(text)
+                  if _is_phone(m, text)]
+        found += [Finding("pii", "phone", m.group("number")) for m in _NATIONAL.finditer(text)]
+    return found
+
+
+_DIGITS = re.compile(r"\d[ ().-]{0,2}\d")   # cheap: no two near digits, no phone
+
+
+def _is_phone(match: re.Match, text: str) -> bool:
+    digits = sum(ch.isdigit() for ch in match.group(0))
+    if not 10 <= digits <= 15 and not (match.group(0).startswith("+") and digits >= 8):
+        return False
+    return not _ID_CONTEXT.search(text[max(0, match.start() - 12):match.start()])
+
+
+# ---------------------------------------------------------------- scan_value
+
+def scan_value(value) -> dict[str, list[Finding]]:
+    """All three detectors over every string in a JSON value."""
+    result: dict[str, list[Finding]] = {"rule_shape": [], "secret": [], "pii": []}
+    for text in texts_of(value):
+        for kind, found in (("rule_shape", rule_shape(text)), ("secret", secret(text))):
+            if found:
+                result[kind].append(found)
+        result["pii"] += pii(text)
+    return result

@@ -24,9 +24,9 @@ class Refused(InspectorError):
 class LogProblem(BadInput):
     """A log line that stops loading: names its line number and seq."""
 
-    def __init__(self, line: int, seq: int | None, reason: str, more: int = 0):
+    def __init__(self, line: int, seq: int | None, reason: str, more: int = 0, store: str = "STORE"):
         self.line, self.seq, self.reason, self.more = line, seq, reason, more
         where = f"line {line}" + (f" (seq {seq})" if seq is not None else "")
         extra = f" (and {more} more bad line{'s' if more != 1 else ''})" if more else ""
-        super().__init__(f"events.jsonl {where}: {reason}{extra}; "
-                         "run `inspector audit --verify STORE` for the full report")
+        super().__init__(f"events.jsonl {where}: {reason}{extra}; nothing was loaded: "
+                         f"run `inspector audit --verify {store}` for the full report")

@@ -128,7 +128,7 @@ class Store:
         problems = self._problems(first_line=first_line, prev_seq=first_line - 1,
                                   chained_before=self.state.chained)
         if problems:
-            raise LogProblem(*problems[0], more=len(problems) - 1)
+            raise LogProblem(*problems[0], more=len(problems) - 1, store=str(self.paths.root))
 
     def _problems(self, **params) -> list[tuple[int, int | None, str]]:
         params.update(rfc3339=RFC3339, ops=list(OPS))
@@ -141,7 +141,7 @@ class Store:
             "kinds": list(KINDS), "statuses": list(STATUSES), "layers": list(LAYERS),
             "source_re": SOURCE_RE, "rfc3339": RFC3339}).fetchall()
         if problems:
-            raise LogProblem(*problems[0], more=len(problems) - 1)
+            raise LogProblem(*problems[0], more=len(problems) - 1, store=str(self.paths.root))
         for name in TAKE:
             self.con.execute(sql(name))
         if self.scope is not None:

@@ -72,7 +72,7 @@ def warn_once(paths: StorePaths) -> str | None:
     with _warn_lock:
         if warning and key not in _warned:
             _warned.add(key)
-            print(warning, file=sys.stderr)
+            sys.stderr.write(warning + "\n")
     return warning
 
 

@@ -6,9 +6,13 @@ from functools import cache
 from importlib.resources import files
 
 
+used: set[str] = set()   # names loaded in this process (the test of every query reads it)
+
+
 @cache
 def sql(name: str) -> str:
     """The text of queries/<name>.sql; KeyError names the missing file."""
+    used.add(name)
     resource = files("inspector.queries").joinpath(f"{name}.sql")
     if not resource.is_file():
         raise KeyError(f"no query file queries/{name}.sql")

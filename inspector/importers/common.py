@@ -1,0 +1,275 @@
+"""What the importers share (DESIGN §10): reading a foreign SQLite file read-only, refusing
+with a message that names what was found and what was expected, SQLite times, turning mapped
+rows into events through the write gate, and building the new store atomically.
+
+An import never touches an existing store: it builds the whole log in a temporary sibling
+directory (0700) and renames it into place at the end, so a refusal or a crash leaves either
+nothing or the finished store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import quote
+
+from ..store import gate
+from ..store.append import LogWriter, event_draft, fsync_dir, init_store
+from ..store.errors import BadInput
+from ..store.ingest import check_entry
+from ..store.model import ENTRY_DEFAULTS, format_time
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# What SQLite files hold as times: `2024-07-20 10:00:00.123456`, `2025-03-01T09:00:00+00:00`, …
+_SQLITE_TIME = re.compile(
+    r"(\d{4}-\d\d-\d\d)[Tt ](\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?\s*([Zz]|[+-]\d\d:?\d\d)?")
+
+
+class BadRow(ValueError):
+    """A source row that cannot be mapped; the message says why, without the row's content."""
+
+
+@dataclass
+class Plan:
+    """What an import would write: event drafts in log order, and the rows it could not map."""
+
+    drafts: list[dict] = field(default_factory=list)
+    bad_rows: list[tuple[int, str]] = field(default_factory=list)   # (rowid, reason)
+    held: dict[str, str] = field(default_factory=dict)              # id -> held_reason
+
+    def skipped_json(self) -> list[dict]:
+        return [{"rowid": rowid, "reason": reason} for rowid, reason in self.bad_rows]
+
+
+# -- reading SQLite ---------------------------------------------------------------------------
+
+def open_sqlite(path: Path, expected: str) -> sqlite3.Connection:
+    """`path` opened read-only; BadInput naming what the file is when it is not SQLite."""
+    if not path.is_file():
+        raise BadInput(f"{path}: no such file; expected {expected}")
+    with open(path, "rb") as handle:
+        head = handle.read(len(SQLITE_MAGIC))
+    if head and head != SQLITE_MAGIC:
+        raise BadInput(f"{path} is not a SQLite database (it starts with {head[:8]!r}); "
+                       f"expected {expected}")
+    try:
+        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        tables(con)
+    except sqlite3.Error as exc:
+        raise BadInput(f"{path}: SQLite cannot read it ({exc}); expected {expected}") from None
+    return con
+
+
+def tables(con: sqlite3.Connection) -> list[str]:
+    rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    return [name for (name,) in rows if not name.startswith("sqlite_")]
+
+
+def columns(con: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in con.execute(f'PRAGMA table_info("{table}")')]
+
+
+def require_table(con: sqlite3.Connection, path: Path, table: str, expected: str) -> list[str]:
+    """The table's columns; BadInput naming the tables found when it is missing."""
+    found = tables(con)
+    if table not in found:
+        listed = ", ".join(found) if found else "no tables"
+        raise BadInput(f"{path}: found {listed}; expected a table `{table}` ({expected})")
+    return columns(con, table)
+
+
+def require_columns(path: Path, table: str, found: list[str], needed: tuple[str, ...],
+                    expected: str) -> None:
+    missing = [name for name in needed if name not in found]
+    if missing:
+        raise BadInput(f"{path}: table `{table}` has columns {', '.join(found)}; "
+                       f"expected also {', '.join(missing)} ({expected})")
+
+
+def count_rows(con: sqlite3.Connection, table: str) -> int | None:
+    try:
+        return con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+    except sqlite3.Error:
+        return None
+
+
+def read_rows(con: sqlite3.Connection, path: Path, table: str,
+              names: list[str | None]) -> list[tuple]:
+    """(rowid, *names) for every row in rowid order (a None name reads as NULL); text comes
+    back as bytes so that one row that is not UTF-8 is a bad row, not a failed import."""
+    listed = ", ".join(f'"{name}"' if name else "NULL" for name in names)
+    con.text_factory = bytes
+    try:
+        return con.execute(f'SELECT rowid, {listed} FROM "{table}" ORDER BY rowid').fetchall()
+    except sqlite3.Error as exc:
+        raise BadInput(f"{path}: cannot read table `{table}` ({exc})") from None
+    finally:
+        con.text_factory = str
+
+
+def as_text(value: object, column: str) -> str | None:
+    """A column's value as text (NULL is None); BadRow when it is a number or not UTF-8."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRow(f"{column} is not valid UTF-8") from None
+    kind = "an integer" if isinstance(value, int) else "a real number"
+    raise BadRow(f"{column} is {kind} ({value!r}), expected text")
+
+
+# -- times ------------------------------------------------------------------------------------
+
+def parse_sqlite_time(value: object, column: str) -> datetime | None:
+    """A time as SQLite files hold it, as an aware UTC datetime; no offset means UTC.
+
+    Accepts a space or `T` separator, an optional fraction and an optional offset
+    (`Z`, `+00:00`, `-07:00`). NULL is None; anything else is a BadRow.
+    """
+    text = as_text(value, column)
+    if text is None:
+        return None
+    match = _SQLITE_TIME.fullmatch(text.strip())
+    if not match:
+        raise BadRow(f"{column} {text[:40]!r} is not a time (expected e.g. 2025-03-01 09:00:00 "
+                     "or 2025-03-01T09:00:00.123456+00:00)")
+    date, clock, fraction, offset = match.groups()
+    micro = (fraction or "").ljust(6, "0")[:6]
+    iso = f"{date}T{clock}.{micro}" + _offset(offset)
+    try:
+        return datetime.fromisoformat(iso).astimezone(timezone.utc)
+    except ValueError as exc:
+        raise BadRow(f"{column} {text[:40]!r} is not a valid time ({exc})") from None
+
+
+def _offset(offset: str | None) -> str:
+    if not offset or offset in "Zz":
+        return "+00:00"
+    return offset if ":" in offset else f"{offset[:3]}:{offset[3:]}"
+
+
+def rfc3339(moment: datetime) -> str:
+    return format_time(moment)
+
+
+def plural(count: int, one: str, many: str) -> str:
+    """`1 row`, `3 rows`: summaries are read by people."""
+    return f"{count} {one if count == 1 else many}"
+
+
+# -- from mapped rows to events ----------------------------------------------------------------
+
+def json_safe(value: object, column: str) -> object:
+    """BadRow when the value cannot be written as UTF-8 JSON (a lone surrogate escape)."""
+    try:
+        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise BadRow(f"{column} cannot be stored as UTF-8 JSON "
+                     f"({exc.__class__.__name__})") from None
+    return value
+
+
+class EventBook:
+    """The states of the entries an import writes, and the drafts that lead to them.
+
+    Each write and update goes through the write gate as `ingest` does (DESIGN §2.3): a new
+    entry the gate holds is a `hold`; an update keeps a held entry held.
+    """
+
+    def __init__(self, actor: str, batch: str):
+        self.actor, self.batch = actor, batch
+        self.states: dict[str, dict] = {}
+        self.held: dict[str, str] = {}
+        self._suppression = gate.Suppression()    # a new store has erased no one
+
+    def put(self, fields: dict, reason: str) -> dict:
+        """A draft that writes or updates the entry `fields["id"]` to `fields`."""
+        before = self.states.get(fields["id"])
+        after = {**ENTRY_DEFAULTS, **(before or {}), **fields}
+        after["status"] = before["status"] if before else "active"
+        after["held_reason"] = before.get("held_reason") if before else None
+        problem = check_entry(after)
+        if problem:
+            raise BadRow(f"the entry it maps to is not valid: {problem}")
+        held_reason = gate.text_reason(after, self._suppression)
+        if held_reason:
+            after.update(status="held", held_reason=held_reason)
+            self.held[after["id"]] = held_reason
+        op = "hold" if held_reason else ("update" if before else "write")
+        return self._draft(op, before, after, reason)
+
+    def retract(self, memory_id: str, reason: str) -> dict:
+        before = self.states[memory_id]
+        return self._draft("retract", before, {**before, "status": "retracted"}, reason)
+
+    def _draft(self, op: str, before: dict | None, after: dict, reason: str) -> dict:
+        self.states[after["id"]] = after
+        return event_draft(op, after["id"], self.actor, before=before, after=after,
+                           reason=reason, batch=self.batch)
+
+
+def new_batch() -> str:
+    """One batch id for every event of one import (it groups them, like any action's batch)."""
+    return f"import-{uuid.uuid4().hex}"
+
+
+def refusal(path: Path, table: str, plan: Plan) -> BadInput:
+    rowid, reason = plan.bad_rows[0]
+    more = len(plan.bad_rows) - 1
+    extra = f" (and {more} more bad row{'s' if more != 1 else ''})" if more else ""
+    return BadInput(f"{path}: table `{table}` rowid {rowid} cannot be imported: {reason}{extra}; "
+                    "nothing was written (pass --skip-bad-rows to import the other rows "
+                    "and list the skipped ones)")
+
+
+# -- building the store ------------------------------------------------------------------------
+
+def check_target(target: Path) -> None:
+    """Refuse a target that holds anything: an import writes a new store, never into one."""
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        raise BadInput(f"{target} exists and is not a directory; import writes a new store: "
+                       "choose a new path")
+    if target.is_dir() and any(target.iterdir()):
+        raise BadInput(f"{target} already exists and is not empty; import writes a new store "
+                       "and never into an existing one: choose a new path")
+    if not target.parent.is_dir():
+        raise BadInput(f"{target.parent} does not exist; create it first or choose another path")
+
+
+def build_store(target: Path, drafts: list[dict]) -> None:
+    """Write `drafts` as the log of a new store at `target`, all or nothing.
+
+    The store is built in a temporary sibling directory, loaded once to prove every line is
+    sound, then renamed into place; on any failure the temporary directory is removed.
+    """
+    from ..store.load import Store     # DuckDB: only when there is something to check
+
+    check_target(target)
+    try:
+        temp = Path(tempfile.mkdtemp(prefix=f".{target.name}.importing-", dir=target.parent))
+    except OSError as exc:
+        raise BadInput(f"cannot create a directory in {target.parent}: {exc.strerror}") from None
+    try:
+        paths = init_store(temp)
+        with LogWriter(paths) as writer:
+            writer.append(drafts)
+        Store(temp, warn=False).close()
+        os.rename(temp, target)
+        fsync_dir(target.parent)
+    except OSError as exc:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise BadInput(f"cannot write the new store at {target}: {exc.strerror or exc}; "
+                       "nothing was left behind") from None
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise

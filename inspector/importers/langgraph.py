@@ -1,0 +1,190 @@
+"""Importing a LangGraph `SqliteStore` file (DESIGN §10): one entry per row of table `store`.
+
+LangGraph keeps only current values: a put replaces the row (created_at and updated_at both
+become the time of the last put), a delete removes it. So each row is one `write` event at
+its updated_at, and nothing earlier can be recovered.
+
+Mapping: entity the namespace as stored (the dot-joined prefix), attribute the key, value the
+parsed JSON (stored as a BLOB by every SqliteStore release, TEXT accepted), an observation from
+`system:langgraph` (or the kind chosen), observed_at updated_at (else created_at), expires_at
+kept. Ids are generated (`lg-` and a random uuid): a namespace may hold names, ids travel in
+the log's envelopes, and an id must not be derived from them.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from ..store.errors import BadInput
+from ..store.model import now_utc
+from .common import (BadRow, EventBook, Plan, as_text, build_store, check_target, columns,
+                     count_rows, json_safe, new_batch, open_sqlite, parse_sqlite_time,
+                     plural, read_rows, refusal, require_columns, require_table, rfc3339, tables)
+
+ACTOR = "importer:langgraph"
+SOURCE = "system:langgraph"
+EXPECTED = "a LangGraph SqliteStore file"
+TABLE = "store"
+NEEDED = ("prefix", "key", "value", "created_at", "updated_at", "expires_at")
+KINDS = ("observation", "claim", "inference")
+
+
+def new_id() -> str:
+    return f"lg-{uuid.uuid4()}"
+
+
+def parse_value(raw: object) -> object:
+    """The row's JSON value (BLOB or TEXT); BadRow when it is not UTF-8 JSON."""
+    text = as_text(raw, "value")
+    if text is None:
+        raise BadRow("value is NULL")
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except ValueError as exc:
+        raise BadRow(f"value is not JSON ({exc})") from None
+    return json_safe(value, "value")
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON value")
+
+
+@dataclass
+class LangGraphPlan(Plan):
+    expiring: int = 0
+    expired: int = 0
+
+
+class Planner:
+    """Maps `store` rows to write events in time order (updated_at, then rowid)."""
+
+    def __init__(self, kind: str, batch: str, now: datetime):
+        self.kind, self.now = kind, now
+        self.book = EventBook(ACTOR, batch)
+        self.plan = LangGraphPlan()
+        self.timed: list[tuple[datetime, int, dict]] = []
+
+    def run(self, raws: list[tuple]) -> LangGraphPlan:
+        for raw in raws:
+            try:
+                self.take(raw)
+            except BadRow as bad:
+                self.plan.bad_rows.append((raw[0], str(bad)))
+        self.timed.sort(key=lambda item: (item[0], item[1]))
+        for moment, _rowid, draft in self.timed:
+            draft["at"] = rfc3339(moment)
+        self.plan.drafts = [draft for _m, _r, draft in self.timed]
+        self.plan.held = dict(self.book.held)
+        return self.plan
+
+    def take(self, raw: tuple) -> None:
+        rowid, prefix, key, value, created, updated, expires = raw
+        prefix, key = as_text(prefix, "prefix"), as_text(key, "key")
+        if not prefix or not key:
+            raise BadRow(f"{'prefix' if not prefix else 'key'} is empty or NULL")
+        moment = (parse_sqlite_time(updated, "updated_at")
+                  or parse_sqlite_time(created, "created_at"))
+        if moment is None:
+            raise BadRow("no time (updated_at and created_at are NULL)")
+        expires_at = parse_sqlite_time(expires, "expires_at")
+        fields = {"id": new_id(), "entity": prefix, "attribute": key, "value": parse_value(value),
+                  "kind": self.kind, "source": SOURCE, "observed_at": rfc3339(moment),
+                  "expires_at": rfc3339(expires_at) if expires_at else None}
+        draft = self.book.put(fields, f"LangGraph store rowid {rowid}")
+        self.timed.append((moment, rowid, draft))
+        if expires_at is not None:
+            self.plan.expiring += 1
+            self.plan.expired += int(expires_at <= self.now)
+
+
+def import_langgraph(sqlite: str | Path, store: str | Path, *, kind: str = "observation",
+                     skip_bad_rows: bool = False) -> dict:
+    """Read a SqliteStore file read-only and write a new store at `store`; return the summary.
+
+    BadInput (nothing written) when the file has no usable `store` table, the target exists,
+    `kind` is not allowed, or a row cannot be mapped and `skip_bad_rows` is false.
+    """
+    if kind not in KINDS:
+        raise BadInput(f"--kind {kind!r} is not allowed: choose observation, claim or inference "
+                       "(a summary must cite what it rests on, which LangGraph does not record)")
+    source, target = Path(sqlite), Path(store)
+    check_target(target)
+    con = open_sqlite(source, EXPECTED)
+    try:
+        found = require_table(con, source, TABLE, EXPECTED)
+        require_columns(source, TABLE, found, NEEDED, "langgraph-checkpoint-sqlite 2.0.9 and later")
+        raws = read_rows(con, source, TABLE, list(NEEDED))
+        vectors = vector_rows(con)
+    finally:
+        con.close()
+    batch = new_batch()
+    plan = Planner(kind, batch, now_utc()).run(raws)
+    if plan.bad_rows and not skip_bad_rows:
+        raise refusal(source, TABLE, plan)
+    build_store(target, plan.drafts)
+    return summary(source, target, kind, plan, vectors, batch)
+
+
+def vector_rows(con) -> tuple[int, int] | None:
+    """(rows of `store_vectors`, rows whose key is no longer in `store`), or None without one."""
+    if "store_vectors" not in tables(con):
+        return None
+    total = count_rows(con, "store_vectors") or 0
+    if not {"prefix", "key"} <= set(columns(con, "store_vectors")):
+        return total, 0
+    orphans = con.execute(
+        "SELECT count(*) FROM store_vectors v WHERE NOT EXISTS "
+        "(SELECT 1 FROM store s WHERE s.prefix = v.prefix AND s.key = v.key)").fetchone()[0]
+    return total, orphans
+
+
+def summary(source: Path, target: Path, kind: str, plan: LangGraphPlan,
+            vectors: tuple[int, int] | None, batch: str) -> dict:
+    doc = {
+        "source": str(source), "store": str(target), "entries": len(plan.drafts), "kind": kind,
+        "expiring": plan.expiring, "expired": plan.expired, "held": plan.held,
+        "skipped_rows": plan.skipped_json(),
+        "vector_rows": vectors[0] if vectors else None,
+        "orphan_vector_rows": vectors[1] if vectors else None, "batch": batch,
+    }
+    doc["notes"] = notes(doc, plan)
+    return doc
+
+
+def notes(doc: dict, plan: LangGraphPlan) -> list[str]:
+    out = ["LangGraph keeps no history: only current values were imported; overwritten and "
+           "deleted values are not recoverable, and created_at is the time of the last put, "
+           "not of the first write"]
+    if doc["entries"]:
+        out.append(f"{plural(doc['entries'], 'entry has', 'entries have')} no subject: a "
+                   "namespace does not say whose data a value is, and erasure by subject "
+                   "matches the entity (the dot-joined namespace) only as a whole; erase them "
+                   "by id")
+    if plan.expired:
+        out.append(f"{plural(plan.expired, 'entry', 'entries')} had already expired but were "
+                   "still in the file (no TTL sweep ran, so LangGraph still returns them): "
+                   "imported with expires_at kept, for `expire --due`")
+    if plan.held:
+        out.append(f"{plural(len(plan.held), 'entry was', 'entries were')} held by the write "
+                   "gate; `inspector held STORE` lists them with the reason")
+    if doc["vector_rows"] is not None:
+        out.append(_vector_note(doc["vector_rows"], doc["orphan_vector_rows"]))
+    if plan.bad_rows:
+        out.append(f"{plural(len(plan.bad_rows), 'row', 'rows')} could not be mapped and were "
+                   "skipped (listed in skipped_rows)")
+    return out
+
+
+def _vector_note(rows: int, orphans: int) -> str:
+    note = (f"the file also has a vector index (store_vectors, {plural(rows, 'row', 'rows')}) "
+            "that was not imported")
+    if orphans:
+        verb = "belongs" if orphans == 1 else "belong"
+        note += (f"; {orphans} of them {verb} to keys no longer in `store` (embeddings of "
+                 "deleted values that LangGraph left behind), which the inspector's erasure "
+                 "does not reach")
+    return note

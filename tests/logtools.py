@@ -1,0 +1,29 @@
+"""Edit a store's log in tests the way a crash, a bug or an attacker would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def log_path(store: Path) -> Path:
+    return Path(store) / "events.jsonl"
+
+
+def read_lines(store: Path) -> list[bytes]:
+    data = log_path(store).read_bytes()
+    assert data.endswith(b"\n")
+    return data[:-1].split(b"\n")
+
+
+def write_lines(store: Path, lines: list[bytes], newline_at_end: bool = True) -> None:
+    log_path(store).write_bytes(b"\n".join(lines) + (b"\n" if newline_at_end else b""))
+
+
+def edit_line(store: Path, seq: int, change) -> None:
+    """Parse line `seq`, let `change(event)` edit it, write it back canonically."""
+    lines = read_lines(store)
+    event = json.loads(lines[seq - 1])
+    change(event)
+    lines[seq - 1] = json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    write_lines(store, lines)

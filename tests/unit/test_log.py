@@ -1,0 +1,175 @@
+"""Loading a log: exact reports of bad lines, the torn tail, unchained prefixes, tailing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from logtools import edit_line, log_path, read_lines, write_lines
+from storegen import entry, write_store
+from inspector.store.append import LogWriter, event_draft
+from inspector.store.errors import LogProblem
+from inspector.store.load import Store
+from inspector.store.logfile import store_paths
+
+
+def load_error(store) -> LogProblem:
+    with pytest.raises(LogProblem) as caught:
+        Store(store, warn=False)
+    return caught.value
+
+
+def small(tmp_path, n=5):
+    events = [(f"2025-01-0{i}T00:00:00Z", "write", entry(f"M{i}", attribute=f"a{i}", value=i))
+              for i in range(1, n + 1)]
+    return write_store(tmp_path / "s", events)
+
+
+def test_loads_every_event_and_reports_the_head(tmp_path):
+    store = Store(small(tmp_path), warn=False)
+    last = json.loads(read_lines(store.root)[-1])
+    assert store.head == f"5:{last['hash']}"
+    assert store.con.execute("SELECT count(*) FROM versions").fetchone() == (5,)
+    assert store.con.execute("SELECT count(*) FROM entries").fetchone() == (5,)
+
+
+@pytest.mark.parametrize("damage, line, seq, reason", [
+    (lambda ls: ls.__setitem__(2, ls[2][:40]), 3, None, "not valid JSON"),
+    (lambda ls: ls.__setitem__(2, b"[1, 2]"), 3, None, "not a JSON object"),
+    (lambda ls: ls.__setitem__(2, b""), 3, None, "empty line"),
+    (lambda ls: ls.__setitem__(2, b'{"seq": 3, "x": "\xff"}'), 3, None, "not valid UTF-8"),
+    (lambda ls: ls.__delitem__(2), 3, 4, "seq gap: expected 3, found 4"),
+    (lambda ls: ls.insert(2, ls[1]), 3, 2, "seq 2 repeats or goes back (expected 3)"),
+    (lambda ls: ls.__setitem__(1, ls[1].replace(b'"seq":2', b'"seq":"2"')), 2, None,
+     'field "seq" is missing or not an integer'),
+])
+def test_a_bad_line_is_named_by_line_and_seq(tmp_path, damage, line, seq, reason):
+    store = small(tmp_path)
+    lines = read_lines(store)
+    damage(lines)
+    write_lines(store, lines)
+    problem = load_error(store)
+    assert (problem.line, problem.seq, problem.reason) == (line, seq, reason)
+    assert str(problem).startswith(f"events.jsonl line {line}")
+    assert f"audit --verify {store}" in str(problem)
+
+
+@pytest.mark.parametrize("field, value, reason", [
+    ("at", "2025-01-03 00:00:00", 'field "at" is missing or not an RFC 3339 time'),
+    ("actor", "nobody", 'field "actor" is missing or not of the form class:id'),
+    ("op", "delete", 'field "op" is missing or unknown'),
+    ("memory_id", "", 'field "memory_id" is missing or empty'),
+    ("body_digest", "abc", 'field "body_digest" is missing or not a SHA-256'),
+])
+def test_envelope_fields_are_checked(tmp_path, field, value, reason):
+    store = small(tmp_path)
+    edit_line(store, 3, lambda e: e.__setitem__(field, value))
+    problem = load_error(store)
+    assert (problem.line, problem.seq, problem.reason) == (3, 3, reason)
+
+
+@pytest.mark.parametrize("field, value, reason", [
+    ("kind", "rumour", 'field "body.after.kind" is missing or not one of observation, claim, inference, summary'),
+    ("authority", "3", 'field "body.after.authority" is not an integer'),
+    ("authority", 2.5, 'field "body.after.authority" is not an integer'),
+    ("confidence", 1.5, 'field "body.after.confidence" is not a number from 0 to 1'),
+    ("observed_at", "yesterday", 'field "body.after.observed_at" is missing or not an RFC 3339 time'),
+    ("source", "somewhere", 'field "body.after.source" is missing or not class:id (user, operator, system, agent, tool, document, web)'),
+    ("id", "M99", "body.after.id does not match memory_id"),
+    ("justification", "M1", 'field "body.after.justification" is not a list of ids'),
+    ("status", "deleted", 'field "body.after.status" is missing or unknown'),
+])
+def test_entry_states_are_checked(tmp_path, field, value, reason):
+    store = small(tmp_path)
+    edit_line(store, 4, lambda e: e["body"]["after"].__setitem__(field, value))
+    problem = load_error(store)
+    assert (problem.line, problem.seq, problem.reason) == (4, 4, reason)
+
+
+def test_the_first_of_several_bad_lines_is_named_with_a_count(tmp_path):
+    store = small(tmp_path)
+    lines = read_lines(store)
+    lines[1], lines[3] = b"garbage", b"{}"
+    write_lines(store, lines)
+    problem = load_error(store)
+    assert (problem.line, problem.more) == (2, 1)
+    assert "(and 1 more bad line)" in str(problem)
+
+
+@pytest.mark.parametrize("cut", [1, 30, -1])
+def test_a_torn_last_line_is_ignored_and_reported(tmp_path, cut):
+    store = small(tmp_path)
+    lines = read_lines(store)
+    torn = lines[-1][:cut] if cut > 0 else lines[-1]      # -1: the whole line, newline lost
+    write_lines(store, lines[:-1] + [torn], newline_at_end=False)
+    loaded = Store(store, warn=False)
+    assert loaded.state.seq == 4
+    assert loaded.state.torn == torn
+    assert loaded.con.execute("SELECT count(*) FROM versions").fetchone() == (4,)
+    assert any("ignored an incomplete last line" in w for w in loaded.state.warnings)
+
+
+def test_the_next_append_moves_a_torn_tail_aside(tmp_path):
+    store = small(tmp_path)
+    lines = read_lines(store)
+    write_lines(store, lines + [b'{"seq":6,"at":"20'], newline_at_end=False)
+    offset = log_path(store).stat().st_size - len(b'{"seq":6,"at":"20')
+    with LogWriter(store_paths(store)) as writer:
+        writer.append([event_draft("write", "M6", "agent:1", after=entry("M6", attribute="a6"))])
+    assert (store / "torn" / str(offset)).read_bytes() == b'{"seq":6,"at":"20'
+    assert [json.loads(l)["seq"] for l in read_lines(store)] == [1, 2, 3, 4, 5, 6]
+    assert Store(store, warn=False).state.torn == b""
+
+
+def test_an_unchained_prefix_loads_and_is_counted(tmp_path):
+    store = small(tmp_path)
+    for seq in (1, 2):
+        edit_line(store, seq, lambda e: (e.pop("prev"), e.pop("hash")))
+    loaded = Store(store, warn=False)
+    assert (loaded.state.unchained, loaded.state.seq) == (2, 5)
+
+
+def test_an_unchained_line_after_a_chained_one_stops_loading(tmp_path):
+    store = small(tmp_path)
+    edit_line(store, 3, lambda e: (e.pop("prev"), e.pop("hash")))
+    problem = load_error(store)
+    assert (problem.line, problem.reason) == (3, "unchained line after a chained one")
+
+
+def test_refresh_takes_appended_lines(tmp_path):
+    root = small(tmp_path)
+    store = Store(root, warn=False)
+    with LogWriter(store_paths(root)) as writer:
+        writer.append([event_draft("update", "M2", "agent:1", after=entry("M2", attribute="a2", value=20))])
+    assert store.refresh() == 1
+    value = store.con.execute("SELECT value FROM entries WHERE memory_id = 'M2'").fetchone()[0]
+    assert (store.state.seq, json.loads(value)) == (6, 20)
+    assert store.refresh() == 0
+
+
+def test_refresh_refuses_a_bad_appended_line_and_keeps_what_it_had(tmp_path):
+    root = small(tmp_path)
+    store = Store(root, warn=False)
+    with open(log_path(root), "ab") as f:
+        f.write(b'{"seq": 9}\n')
+    with pytest.raises(LogProblem) as caught:
+        store.refresh()
+    assert (caught.value.line, caught.value.reason) == (6, "seq gap: expected 6, found 9")
+    assert store.con.execute("SELECT count(*) FROM versions").fetchone() == (5,)
+
+
+def test_unknown_entry_fields_are_kept_verbatim(tmp_path):
+    root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
+                                        entry("M1", x_origin={"crawler": "v2"}, value=[1, {"b": 2}]))])
+    state = json.loads(Store(root, warn=False).con.execute(
+        "SELECT state FROM entries WHERE memory_id = 'M1'").fetchone()[0])
+    assert state["x_origin"] == {"crawler": "v2"} and state["value"] == [1, {"b": 2}]
+
+
+def test_offsets_are_kept_as_instants(tmp_path):
+    root = write_store(tmp_path / "s", [("2025-01-01T04:00:00+02:00", "write",
+                                        entry("M1", observed_at="2025-01-01T03:00:00+02:00"))])
+    row = Store(root, warn=False).con.execute(
+        """SELECT strftime("at", '%H:%M'), strftime(observed_at, '%H:%M') FROM versions""").fetchone()
+    assert row == ("02:00", "01:00")
