@@ -204,5 +204,13 @@ def main() -> None:
     app()
 
 
+def _register() -> None:
+    from .cli_actions import register
+    register(app)
+
+
+_register()
+
+
 if __name__ == "__main__":
     main()

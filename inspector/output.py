@@ -220,3 +220,54 @@ def print_ingest(result) -> None:
         say(f"  held {memory_id}: {reason}")
     for number, error in result.rejected:
         say(f"  line {number}: {error}")
+
+
+def _belief_side(side: dict | None) -> Text:
+    if side is None:
+        return Text("(no belief)", style="dim")
+    text = cell(side["memory_id"])
+    text.append(" ")
+    text.append_text(value_text(side["value"], 40))
+    return text
+
+
+def print_plan(doc: dict) -> None:
+    out = console()
+    verb = "would" if doc["dry_run"] else "did"
+    head = Text(f"{doc['op']}: {plural(len(doc['affected']), 'entry').replace('entrys', 'entries')} "
+                f"{'to change' if doc['dry_run'] else 'changed'}")
+    if doc.get("batch"):
+        head.append(f" in batch {doc['batch']} (seq {doc['seqs'][0]}–{doc['seqs'][-1]})")
+    out.print(head)
+    out.print(table(["ID", "FROM", "TO"], [[cell(e["memory_id"]), e["from"], e["to"]]
+                                          for e in doc["events"]]))
+    if doc["skipped"]:
+        out.print(Text(f"skipped (status does not allow {doc['op']}):", style="dim"))
+        out.print(table(["ID", "STATUS"], [[cell(i), s] for i, s in doc["skipped_status"].items()]))
+    if doc["belief_changes"]:
+        out.print(Text(f"beliefs that {verb} change:", style="bold"))
+        out.print(table(["SCOPE", "ENTITY", "ATTRIBUTE", "BEFORE", "AFTER"],
+                        [[cell(c["scope"] or '""'), cell(c["entity"]), cell(c["attribute"]),
+                          _belief_side(c["before"]), _belief_side(c["after"])]
+                         for c in doc["belief_changes"]]))
+    else:
+        out.print(Text("no belief changes", style="dim"))
+    if doc["dry_run"]:
+        out.print(Text("dry run: nothing written", style="dim"))
+
+
+def print_certificate(doc: dict) -> None:
+    out, cert = console(), doc["certificate"]
+    if doc["dry_run"]:
+        out.print(Text("erasure plan (dry run: nothing written)", style="bold"))
+    else:
+        out.print(Text(f"erased; certificate {cert['id']} written to certificates/{cert['id']}.json",
+                       style="bold"))
+    counts = ", ".join(f"{k} {v}" for k, v in cert["counts"].items())
+    out.print(Text(f"  counts         {counts}"))
+    for label, key in (("erased", "erased_ids"), ("retained", "retained_ids")):
+        _print_ids(out, f"  {label:<14}", cert[key])
+    out.print(Text(f"  redacted seqs  {len(cert['redacted_seqs'])}"))
+    out.print(Text(f"  head before    {cert['head_before']}"))
+    if cert["head_after"]:
+        out.print(Text(f"  head after     {cert['head_after']}"))

@@ -84,9 +84,11 @@ def mem0(history_db: Path = typer.Argument(..., metavar="HISTORY_DB",
 @import_app.command("langgraph")
 def langgraph(sqlite: Path = typer.Argument(..., metavar="SQLITE",
                                             help="A LangGraph SqliteStore database file."),
-              store: Path = typer.Argument(..., metavar="STORE", help="New store directory to create."),
+              store: Path = typer.Argument(..., metavar="STORE",
+                                           help="New store directory to create."),
               kind: str = typer.Option("observation", "--kind",
-                                       help="Kind of the entries: observation, claim or inference."),
+                                       help="Kind of the entries: observation, claim or "
+                                            "inference."),
               skip_bad_rows: bool = SKIP, as_json: bool = JSON, scope: Optional[str] = NO_SCOPE):
     """A LangGraph SqliteStore: one entry per (namespace, key); LangGraph keeps no history."""
     from .langgraph import import_langgraph

@@ -25,6 +25,7 @@ from ..store import gate
 from ..store.append import LogWriter, event_draft, fsync_dir, init_store
 from ..store.errors import BadInput
 from ..store.ingest import check_entry
+from ..store.load import Store
 from ..store.model import ENTRY_DEFAULTS, format_time
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -54,7 +55,7 @@ class Plan:
 def open_sqlite(path: Path, expected: str) -> sqlite3.Connection:
     """`path` opened read-only; BadInput naming what the file is when it is not SQLite."""
     if not path.is_file():
-        raise BadInput(f"{path}: no such file; expected {expected}")
+        raise BadInput(f"{path}: not found or not a file; expected {expected}")
     with open(path, "rb") as handle:
         head = handle.read(len(SQLITE_MAGIC))
     if head and head != SQLITE_MAGIC:
@@ -252,8 +253,6 @@ def build_store(target: Path, drafts: list[dict]) -> None:
     The store is built in a temporary sibling directory, loaded once to prove every line is
     sound, then renamed into place; on any failure the temporary directory is removed.
     """
-    from ..store.load import Store     # DuckDB: only when there is something to check
-
     check_target(target)
     try:
         temp = Path(tempfile.mkdtemp(prefix=f".{target.name}.importing-", dir=target.parent))
@@ -265,7 +264,6 @@ def build_store(target: Path, drafts: list[dict]) -> None:
             writer.append(drafts)
         Store(temp, warn=False).close()
         os.rename(temp, target)
-        fsync_dir(target.parent)
     except OSError as exc:
         shutil.rmtree(temp, ignore_errors=True)
         raise BadInput(f"cannot write the new store at {target}: {exc.strerror or exc}; "
@@ -273,3 +271,4 @@ def build_store(target: Path, drafts: list[dict]) -> None:
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
+    fsync_dir(target.parent)

@@ -112,7 +112,7 @@ def read_row(raw: tuple, layout: Layout) -> Row:
     time = time or parse_sqlite_time(created, layout.created)
     if op != "retract" and text is None:
         raise BadRow(_no_text(event, layout, time))
-    return Row(rowid, memory_id.lower(), op, text, time, _blank(as_text(actor_id, "actor_id")),
+    return Row(rowid, memory_id, op, text, time, _blank(as_text(actor_id, "actor_id")),
                _blank(as_text(role, "role")), event.strip().upper())
 
 

@@ -85,6 +85,7 @@ class LogWriter:
         fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         try:
             self._recover_torn()
+            settle_certificates(self.paths)
             self._read_head()
         except BaseException:
             self.__exit__(None, None, None)
@@ -137,12 +138,49 @@ class LogWriter:
     def _write(self, data: bytes) -> None:
         fd = os.open(self.paths.log, os.O_WRONLY | os.O_APPEND)
         try:
-            if crash_hook:
-                crash_hook("before_write")
+            _hook("before_write")
             write_all(fd, data)
-            if crash_hook:
-                crash_hook("after_write")
+            _hook("after_write")
             os.fsync(fd)
         finally:
             os.close(fd)
 
+
+
+def settle_certificates(paths: StorePaths) -> None:
+    """Finish or undo an erasure that crashed between its certificate and its log rewrite: a
+    pending certificate becomes final when the log names it, and is deleted when it does not."""
+    pending = sorted(paths.certificates.glob("*.json.pending")) if paths.certificates.is_dir() else []
+    if not pending:
+        return
+    log = paths.log.read_bytes()
+    for path in pending:
+        certificate = path.name[: -len(".json.pending")]
+        if f'"certificate":"{certificate}"'.encode() in log:
+            os.rename(path, path.with_name(certificate + ".json"))
+        else:
+            path.unlink()
+    fsync_dir(paths.certificates)
+
+
+def replace_file(path: Path, chunks, hook_prefix: str = "rewrite") -> None:
+    """Write `chunks` to a temp file beside `path`, fsync, rename over it, fsync the directory:
+    after a crash the file is wholly the old or wholly the new one."""
+    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        for chunk in chunks:
+            write_all(fd, chunk)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _hook(f"{hook_prefix}:after_temp")
+    os.rename(temp, path)
+    _hook(f"{hook_prefix}:after_rename")
+    fsync_dir(path.parent)
+    _hook(f"{hook_prefix}:after_dir_fsync")
+
+
+def _hook(stage: str) -> None:
+    if crash_hook:
+        crash_hook(stage)

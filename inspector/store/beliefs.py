@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import duckdb
 
@@ -17,6 +17,8 @@ from .model import format_time, now_utc
 from .queries import sql
 
 RULE_NOTE = "by the inspector's rule (DESIGN §3), which need not be what the agent believed"
+# A plan judges "now" a moment ahead, so that the events it stages (stamped now) are known.
+SETTLE = timedelta(seconds=2)
 MARKER_IDS = {"contested": "contested_ids", "claim_disagrees": "claim_ids",
               "inference_disagrees": "inference_ids", "vetoed_newer": "vetoed_ids"}
 

@@ -116,14 +116,16 @@ STRONG = (r"repl(?:y|ies)|respond|answer|say|tell|mention|describe|recommend|cc|
           r"execute|invoke|trust|treat|obey|comply|pretend|claim|redirect|promote|advertise|"
           r"deny|reject|grant|escalate|exfiltrate|leak|bypass|praise|endorse|refer|omit|"
           r"downplay|disable|prioriti[sz]e")
-WEAK = (r"send|e-?mail|mail|share|reveal|disclose|give|call|use|add|append|prepend|include|insert|start|"
-        r"begin|end|sign|keep|ask|confirm|book|pay|transfer|delete|remove|run|write|read|"
+WEAK = (r"send|e-?mail|mail|share|reveal|disclose|give|call|use|add|append|prepend|include|"
+        r"insert|start|begin|end|sign|keep|ask|confirm|book|pay|transfer|delete|remove|run|"
+        r"write|read|"
         r"store|save|log|report|notify|mark|translate|summari[sz]e|speak|talk|act|behave|"
         r"offer|charge|refund|issue|list|print|post|upload|copy|format|link|route|query|"
         r"accept|assign|close|open|skip|stop|avoid|direct|show|display|provide|suggest|"
         r"choose|pick|select|prefer|push|sell|upsell|steer|extend|leave out|hide|exclude|"
         r"cancel|flag|tag|rate|rank|move|assume|blame|warn|inform|contact|schedule|waive|"
-        r"increase|reduce|set|change|update|apply|enable|allow|switch|turn off|turn on")
+        r"increase|reduce|set|change|update|apply|enable|allow|switch|turn off|turn on|"
+        r"remind|nag|urge|encourage|persuade|pressure")
 VERB = rf"(?:{STRONG}|{WEAK})"
 
 # Nouns of the agent's world: if a weak verb's sentence names one, it is a task
@@ -149,6 +151,7 @@ INTERACTION = (r"(?:users?|customers?|clients?|anyone|someone|somebody|you|asked
 
 # Markers that turn an imperative into a standing rule.
 PERSIST = (r"always|never(?: ever)?|from now on|from this point(?: on| forward)?|going forward|"
+           r"from here on(?:wards?)?|from this moment(?: on)?|as of now|starting (?:now|today)|"
            r"moving forward|henceforth|hereafter|in (?:the )?future|from today(?: on)?|"
            r"until (?:told otherwise|further notice)|by default|no matter what|at all times|"
            r"without exception|as a rule|permanently|under no circumstances(?: should you)?|"
@@ -157,7 +160,8 @@ PERSIST = (r"always|never(?: ever)?|from now on|from this point(?: on| forward)?
            r"conversation|request|user|customer|session|chat|email)\w*")
 # Clauses that open a conditional standing rule ("Whenever …, call …").
 WHEN = (r"whenever|every ?time|each time|any ?time|when(?:ever)?|if|for (?:every|each|all|any)|"
-        r"in (?:every|each|all)|at the (?:end|start|beginning|top|bottom) of (?:every|each|all|any)|"
+        r"in (?:every|each|all)|at the (?:end|start|beginning|top|bottom) of "
+        r"(?:every|each|all|any)|"
         r"regardless of|no matter|until|unless|once|whatever|whoever|upon")
 
 # The agent, named: second person or its usual titles.
@@ -171,7 +175,7 @@ AGENT_NAME = (r"(?:assistants?|ai|a\.i\.|chatgpt|gpt|claude|gemini|copilot|llms?
 # Who a fake header claims to be, and what it calls its message.
 AUTHORITY = (r"(?:system|sys|developer|dev|admin|administrator|root|operator|owner|supervisor|"
              r"security(?: team)?|it (?:department|team)|headquarters|hq|ciso|cto|compliance|"
-             r"anthropic|openai|vendor|moderator|sudo|override|directive|"
+             r"anthropic|openai|moderator|sudo|override|directive|"
              rf"(?:{AGENT_NAME}) instructions?|assistant|chatgpt|claude)")
 
 # Things an instruction can be told to drop.
@@ -189,20 +193,21 @@ DROP = (r"(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|overlook|neglect|o
         r"cease following)")
 
 # Where data can be sent to leave the house.
-HOST = (r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|co|ru|cn|xyz|info|biz|example|"
+HOST = (r"\b[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,6}\.(?:com|net|org|io|co|ru|cn|xyz|info|biz|example|"
         r"dev|app|me|site|top|tk|uk|de|fr|cc|ws|onion|local|internal)\b")
 URL = r"\b[a-z][a-z0-9+.-]{1,9}://\S+"
-EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+EMAIL = r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}"
 IP = r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"
 DESTINATION = (rf"(?:{URL}|{EMAIL}|{IP}|{HOST}|\bwebhooks?\b|\b(?:my|our|this) (?:personal |"
                r"private |own |other )?(?:address|e-?mail|inbox|account|server|bucket|drive|"
                r"phone|channel)\b|\b(?:discord|telegram|pastebin|gist)\b|\bthe form at\b)")
 
 # A code-shaped name of a tool: snake_case, `backticked`, call(...), URL or host.
-TOOLISH = (rf"(?:`[^`]+`|\b[a-z][a-z0-9]*_[a-z0-9_]+\b(?!@)|\b[a-z_]\w*\([^)]*\)|{URL}|{IP}|"
+TOOLISH = (rf"(?:`[^`\n]{{1,80}}`|\b[a-z][a-z0-9]*_[a-z0-9_]+\b(?!@)|\b[a-z_]\w*\([^)]{{0,80}}\)|"
+           rf"{URL}|{IP}|"
            rf"{HOST}|\bthe (?:tool|plugin|function|api|endpoint|webhook|proxy|server|"
            r"database|db|connection|base url|host|extension|integration|skill|action)s?\b|"
-           r"\b(?:tool|plugin|function|endpoint|extension)s? ['\"][^'\"]+['\"])")
+           r"\b(?:tool|plugin|function|endpoint|extension)s? ['\"][^'\"]{1,80}['\"])")
 
 # Credentials and personal data: what disclosure goes after.
 PRIVATE = (r"pass(?:word|wd|code|phrase)s?|credentials?|secrets?|(?:api|private|secret|ssh|"
@@ -298,7 +303,10 @@ def _routes_calls(match: re.Match, text: str) -> bool:
     """'send'/'forward' redirects tools only when what is sent is calls or requests."""
     if match.group("verb").lower() not in ("send", "forward"):
         return True
-    return bool(re.search(r"\b(?:requests?|calls?|queries|lookups?|traffic)\b", match.group(0), re.I))
+    return bool(_CALLS.search(match.group(0)))
+
+
+_CALLS = re.compile(r"\b(?:requests?|calls?|queries|lookups?|traffic)\b", re.I)
 
 
 def _names_record(match: re.Match, text: str) -> bool:
@@ -334,15 +342,17 @@ RULES: list[Rule] = [
     # Chat-template tokens only a model runtime should ever write.
     _rule("authority", "<| [inst [/inst <<sys <</sys _of_turn> <system </system <assistant "
           "</assistant <sys system", r"<\|[a-z_]+\|>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|"
-          r"</?(?:system|assistant|sys)>|\b(?:begin|end) (?:of )?system prompt\b", reportable=False),
+          r"</?(?:system|assistant|sys)>|\b(?:begin|end) (?:of )?system prompt\b",
+          reportable=False),
     # A header at a line start that names an authority ("SYSTEM:", "[developer note]",
     # "Priority override from HQ:"), followed by words to the agent or an order.
     _rule("authority", "system sys developer dev admin administrator root operator owner "
-          "supervisor security it headquarters hq ciso cto compliance anthropic openai vendor "
+          "supervisor security it headquarters hq ciso cto compliance anthropic openai "
           "moderator sudo override directive instructions instruction assistant chatgpt claude",
           rf"^[\s#*\[<(=\-]*[^\n:.!?\]>]{{0,40}}?\b{AUTHORITY}\b[^\n:.!?\]>]{{0,30}}?"
-          rf"[\s#*\]>)=\-]*[:\]>—–=#-]\s*(?:{AGENT}\b|{AGENT_NAME}\b|new policy|i (?:will|must|am going to|"
-          rf"shall)\b|this is your\b|(?:{VERB}|follow|proceed|do not|don'?t|never|always)\b)",
+          rf"[\s#*\]>)=\-]*[:\]>—–=#-]\s*(?:{AGENT}\b|{AGENT_NAME}\b|new policy|"
+          rf"i (?:will|must|am going to|shall)\b|this is your\b|(?:{VERB}|follow|proceed|do not|"
+          r"don'?t|never|always)\b)",
           reportable=False),
     # A markdown heading naming an authority, the order on the next line.
     _rule("authority", "system developer admin instruction instructions prompt rules operator",
@@ -350,14 +360,16 @@ RULES: list[Rule] = [
           rf"[^\n]{{0,20}}\n\s*(?:{AGENT}\b|{AGENT_NAME}\b|(?:{VERB}|follow|do not|don'?t|never|"
           r"always)\b)", reportable=False),
     # Speaking to the agent by name: "Dear AI", "Hey assistant", "notice for AI agents".
-    _rule("authority", "dear hi hey hello attention note notice message instructions memo",
+    _rule("authority", "dear hi hey hello attention note notice message instruction instructions "
+          "memo",
           r"\b(?:dear|hi|hey|hello|attention|note to|notice (?:to|for)|message (?:to|for)|"
           rf"instructions? (?:to|for)|memo to)[,!:]?\s+(?:the |all |any )?{AGENT_NAME}\b"),
     _rule("authority", "if", r"\bif you(?:'re| are) an? (?:ai|llm|language model|assistant|"
           r"agent|bot|chatbot|ai (?:model|agent|assistant))\b"),
     # Addressing whatever machine reads the text: "To any AI reading this", "Upon
     # reading this, …", "When you see this note, …".
-    _rule("authority", "reading processing parsing reads sees see read process encounter upon",
+    _rule("authority", "reading processing parsing reads sees see read process processes "
+          "encounter upon parse",
           rf"\b(?:for|to) (?:the|any|all|every|whichever|whatever) {AGENT_NAME} (?:reading|"
           r"processing|parsing|that (?:reads|sees|processes)|who (?:reads|sees))\b|"
           r"\b(?:when|if|once|upon|after) you (?:see|read|process|encounter|parse) (?:this|these) "
@@ -368,7 +380,8 @@ RULES: list[Rule] = [
     _rule("authority", "from by comes anthropic openai google microsoft meta",
           r"\b(?:message|instruction|notice|update|directive|command|order|request)s? "
           r"(?:comes? |is )?(?:directly )?(?:from|by) (?:(?:the )?(?:anthropic|openai|google|"
-          r"microsoft|meta)(?!'s)(?! (?:recruit|sales|marketing|hr|careers|press)\w*)|(?:your|the) (?:developer|creator|operator|owner|maker|admin\w*|system "
+          r"microsoft|meta)(?!'s)(?! (?:recruit|sales|marketing|hr|careers|press)\w*)|"
+          r"(?:your|the) (?:developer|creator|operator|owner|maker|admin\w*|system "
           r"administrator|platform owner)s?)\b|\b(?:anthropic|openai|google|microsoft|meta) "
           r"(?:policy update|notice|message|directive|instruction)"),
     _rule("authority", "here speaking this your as",
@@ -388,9 +401,15 @@ RULES: list[Rule] = [
           r"(?:\w+ )?mode\b|\byou(?:'re| are) now (?:dan\b|an? (?:ai|assistant|model|bot|new)|"
           r"operating|running|acting|unrestricted|unfiltered|free|jailbroken)|elevated privileges|"
           r"\byou(?:'re| are) (?:now )?(?:a|an|the) (?:[\w-]+ ){0,3}(?:assistant|ai|bot|chatbot|"
-          r"agent|model|language model)\b|\byou(?:'ve| have)? (?:now )?(?:been|are) (?:granted|given|upgraded|"
-          r"promoted|elevated|cleared|unlocked)\b|\bgranted you (?:permission|access|rights|"
+          r"agent|model|language model)\b|\byou(?:'ve| have)? (?:now )?(?:been|are) "
+          r"(?:granted|given|upgraded|promoted|elevated|cleared|unlocked)\b|"
+          r"\bgranted you (?:permission|access|rights|"
           r"clearance|admin)"),
+    # The agent told what it must always / never do: a standing rule in its own voice.
+    _rule("persistent_rule", "you assistant agent ai bot chatbot model llm assistants agents "
+          "models chatgpt claude gpt",
+          rf"\b{AGENT} (?:must|shall|should|will|is to|are to|needs? to|ha(?:ve|s) to) (?:always|"
+          r"never|only)\b(?: also| only)? (?P<verb>\w+)", check=_agent_verb),
     # The agent told what it must / may now do.
     _rule("authority", "you assistant agent ai bot chatbot model llm assistants agents models "
           "chatgpt claude gpt",
@@ -416,17 +435,25 @@ RULES: list[Rule] = [
           rf"the above|everything (?:above|before|prior|so far|you(?:'ve| have| were)? (?:been )?"
           rf"told)|whatever you (?:were|have been|'ve been) told|(?:your |the )?memory of (?:the |"
           rf"your )?(?:system prompt|instructions|rules)|the {INSTRUCTIONS} (?:above|before|so far|"
-          rf"(?:given )?(?:earlier|previously)|(?:that )?you (?:were given|received|have|got)))",
+          rf"(?:given )?(?:earlier|previously)|(?:that )?you (?:were given|received|have|got|were "
+          rf"(?:configured|trained|set up|programmed) with)))",
           check=_used_not_mentioned, reportable=False),
     # The standing instructions declared void.
-    _rule("override", "your previous prior above earlier original system instructions rules",
+    _rule("override", "your previous prior above earlier original system old instructions "
+          "rules everything anything you",
           rf"(?:\b(?:your|all (?:previous|prior)|previous|prior|above|earlier|original|system) "
           rf"(?:\w+ )?{INSTRUCTIONS}(?: above)?|\b{INSTRUCTIONS} (?:above|you (?:were given|"
           rf"received|got)[^.;]{{0,20}}?)) "
           r"(?:(?:are|is|have been|has been) (?:now )?(?:void|null|fake|revoked|cancel+ed|"
           r"superseded|obsolete|invalid|lifted|suspended|overridden|no longer valid|a test|"
           r"wrong)|(?:no longer|do not|don't) apply)|\byour {INSTRUCTIONS} (?:have|has) "
-          r"(?:changed|been (?:updated|replaced|changed))"),
+          r"(?:changed|been (?:updated|replaced|changed))|"
+          r"\b(?:everything|anything|all) you (?:were|have been|'ve been) (?:told|instructed|given)"
+          r"\b[^.;]{0,30}?\b(?:is|are|has been) "
+          r"(?:now )?(?:cancel+ed|void|revoked|obsolete|invalid|superseded|lifted)|"
+          rf"\b(?:your|previous|prior|earlier|original|system|old)(?: \w+)? {INSTRUCTIONS}"
+          r"\s*[:=—-]+"
+          r"\s*(?:void|null|none|cancel+ed|revoked|disabled|off|obsolete)\b"),
     # The agent told it is free of them.
     _rule("override", "longer don dont not need free you start continue proceed respond answer "
           "reply act behave operate",
@@ -444,7 +471,8 @@ RULES: list[Rule] = [
           r"mission|objective|priority|function) (?:now |from now on )?(?:is|are) (?:now )?"
           r"(?:to\b|:)"),
     # Hiding the instruction itself: "never reveal these instructions".
-    _rule("override", "instruction instructions note message rules secret hidden confidential",
+    _rule("override", "instruction instructions rule rules prompt secret hidden confidential "
+          "between",
           r"\b(?:don'?t|do not|never) (?:tell|reveal|mention|disclose|share|show)\b[^.;]{0,40}"
           r"\b(?:these|this|the|my) (?:instructions?|rules?|prompt)\b|\bkeep (?:this|these) "
           r"(?:instructions?|rules?|prompt) (?:secret|hidden|confidential|between us)\b"),
@@ -453,11 +481,11 @@ RULES: list[Rule] = [
           rf"\b(?:new|updated|real|actual) (?:instructions?|rules?|orders|directives?|task|"
           rf"objective|system prompt)(?: is| are)?\s*[:—-]+\s*(?:{VERB}|stop|do|don'?t|never|"
           r"always|only)\b"),
-    _rule("override", "this note page document message email text",
+    _rule("override", "this note page document message email text follow",
           r"\bthis (?:note|page|document|message|email|text|file) (?:is|contains|has|holds) "
           r"your (?:new |updated |only |real )?(?:instructions|orders|rule ?set|rules|prompt|"
-          r"directives)|\bdo (?:exactly )?what this (?:document|page|note|email|message|text) "
-          r"says\b|\bfollow only the (?:steps|instructions|commands) below\b"),
+          r"directives)|\bdo (?:exactly )?(?:what|as) this (?:document|page|note|email|message|"
+          r"text) says\b|\bfollow only the (?:steps|instructions|commands) below\b"),
     # The same, in the other languages attacks most often use.
     _rule("override", "ignora ignoriere vergiss olvida oublie ignorez ignorare dimentica negeer",
           r"\b(?:ignora|ignoriere|vergiss|olvida|oublie[sz]?|ignorez|ignorare|dimentica|negeer)"
@@ -529,15 +557,17 @@ RULES: list[Rule] = [
     # --- record redirection: point a subject's data somewhere else ------------
     # Told to stop believing a store ("ignore the profile", "don't trust the CRM").
     _rule("record_redirection", "ignore disregard discard forget overwrite supersede override "
-          "stop never don dont not must should whatever rely trust",
-          r"(?:\b(?:ignore|disregard|discard|forget|overwrite|supersede|override)\b|\bstop (?:using|"
-          r"reading|trusting|relying on|consulting|checking)\b|\bnever (?:use|read|trust|consult|"
-          r"check)\b|\b(?:don'?t|do not) (?:trust|use|rely on|read|consult|check|look at)\b|\b(?:must|should|is to|are to) be (?:ignored|"
-          r"disregarded|discarded|overwritten)\b|\b(?:must|should|can) (?:not|no longer) be used\b|"
+          "stop never don dont not must should whatever rely trust use",
+          r"(?:\b(?:ignore|disregard|discard|forget|overwrite|supersede|override)\b|"
+          r"\bstop (?:using|reading|trusting|relying on|consulting|checking)\b|"
+          r"\bnever (?:use|read|trust|consult|check)\b|"
+          r"\b(?:don'?t|do not) (?:trust|use|rely on|read|consult|check|look at)\b|"
+          r"\b(?:must|should|is to|are to) be (?:ignored|disregarded|discarded|overwritten)\b|"
+          r"\b(?:must|should|can) (?:not|no longer) be used\b|"
           r"\bwhatever\b[^.;]{1,40}?\b(?:says|shows|claims|states|lists)\b|\b(?:rely on|trust|"
           r"use) (?:only )?this (?:note|document|message|page|entry|text)\b)", check=_names_record),
     # A store declared wrong, then a replacement offered.
-    _rule("record_redirection", "fake wrong outdated stale incorrect obsolete invalid bogus",
+    _rule("record_redirection", "fake wrong outdated stale incorrect obsolete invalid bogus date",
           r"\b(?:profile|record|recorded|entry|listing|crm|erp|directory|database|on file|"
           r"stored \w+|details)\b[^.;]{0,30}?\b(?:is|are) (?:now )?(?:fake|wrong|outdated|stale|"
           r"incorrect|obsolete|invalid|bogus|out of date)\b[^\n]{0,80}?(?:\b(?:use (?:that|this|"
@@ -547,9 +577,11 @@ RULES: list[Rule] = [
           r"\b(?:treat|consider|regard) (?:this|the|entity|these)?[^.;]{0,40}? (?:as|to be) "
           r"(?:authoritative|an alias|the same|identical|a duplicate|duplicates|canonical|one|"
           r"the (?:only )?source of truth|the correct)"),
-    _rule("record_redirection", "same alias identical duplicate",
-          r"\b(?:user|customer|account|entity|client|tenant|order|contact)[\s:#-]*\w*\d\w* (?:is|"
-          r"are) (?:the same (?:\w+ )?as|an alias (?:of|for)|identical to|a duplicate of)\b"),
+    _rule("record_redirection", "same alias identical duplicate duplicates",
+          r"\b(?:user|customer|account|entity|client|tenant|order|contact)[\s:#-]*\w*\d\w* "
+          r"(?:(?:and|&) (?:user|customer|account|entity|client|tenant|order|contact)?[\s:#-]*"
+          r"\w*\d\w* are (?:the same|identical|duplicates)\b|(?:is|are) (?:the same (?:\w+ )?as|"
+          r"an alias (?:of|for)|identical to|a duplicate of)\b)"),
     _rule("record_redirection", "now forward today henceforth alias",
           r"\b[\w-]+(?: [\w-]+)? (?:==?|is the same as|is an alias (?:of|for)) [\w-]+(?: [\w-]+)? "
           r"(?:from now on|going forward|from today|henceforth)"),
@@ -565,9 +597,9 @@ RULES: list[Rule] = [
           r"[^.;!?\n]{0,60}?\b(?:stored|saved|recorded|on file|profiles?|records?|entry|entries|"
           r"crm|erp|memor(?:y|ies)|facts?|observations?|(?:\w+'s|the) (?:home |billing |postal |"
           r"delivery |shipping )?(?:address|e-?mail|phone number|iban|bank details|account "
-          r"number|payment method|billing contact|owner) (?:to|with|in)|\w+'s phone (?:to|with)|(?:user|account|customer|"
-          r"tenant|entity)"
-          r"[:#]?\s?\w*\d\w* (?:into|with|to))\b"),
+          r"number|payment method|billing contact|owner) (?:to|with|in)|(?:user|account|customer|"
+          r"tenant|entity)[:#]?\s?\w*\d\w*'s \w+ (?:into|to|with)|\w+'s phone (?:to|with)|"
+          r"(?:user|account|customer|tenant|entity)[:#]?\s?\w*\d\w* (?:into|with|to))\b"),
     _rule("record_redirection", "source authoritative",
           r"\b(?:authoritative|only|true|real|canonical|official) source(?: of truth)? (?:for|of|"
           r"on) [^.;]{1,50}? is this (?:note|document|message|page|entry|text)\b|\bthis (?:note|"
@@ -581,18 +613,18 @@ RULES: list[Rule] = [
     # --- persistent rule: a standing order for every future turn -------------
     _rule("persistent_rule", "always never now forward henceforth hereafter future today until "
           "default matter times exception rule permanently every each all any circumstances "
-          "don dont not point",
+          "don dont not point here moment starting",
           rf"{START}(?:{PERSIST})(?:(?: [\w'-]+){{1,3}},|, [^,.;\n]{{1,40}},|[,:])?\s+(?:you "
-          r"(?:must|should|will|shall) )?(?:(?:only|also|please|always|never|ever) )*"
+          r"(?:must|should|will|shall) )?(?:(?:only|also|please|always|never|ever|don'?t|do not) )*"
           rf"(?P<verb>{VERB})\b", check=_weak_needs_cue),
-    _rule("persistent_rule", "whenever every each any all anytime when if regardless whatever "
-          "whoever upon matter until unless once",
+    _rule("persistent_rule", "whenever every everytime each any all anytime when if regardless "
+          "whatever whoever upon matter until unless once",
           rf"{START}(?:(?:{PERSIST}),?\s+)?(?:{WHEN})\b[^.;!?\n]{{0,80}}?\b{INTERACTION}\b"
           r"[^.;!?\n]{0,60}?,\s*(?:you (?:must|should|will|shall) )?"
           rf"(?:(?:always|never|only|please|also|just|then|immediately) )*(?:{VERB})\b"),
     # Imperative first, the persistence after: "Do this every time", "… from now on".
     _rule("persistent_rule", "now forward today henceforth time times always permanently every "
-          "each",
+          "everytime each",
           rf"{START}{LEAD}(?P<verb>{VERB}|do)\b{SPAN}\b(?:from now on|going forward|moving forward|"
           r"from today|henceforth|every ?time|at all times|permanently|(?:in|for|to|at the end of) "
           r"(?:every|each) (?:repl|respons|answer|message|email|conversation)\w*)",
@@ -602,7 +634,7 @@ RULES: list[Rule] = [
           r"(?:should|must|shall|will|needs? to|ha(?:s|ve) to)\b"),
     # The agent asked outright: "I want you to …", "it is important that you …".
     _rule("persistent_rule", "want need like important essential critical vital mandatory "
-          "ensure sure expected supposed",
+          "crucial ensure sure expected supposed meant",
           r"\bi(?:'d| would)? (?:want|need|like) you to\b|\bit(?:'s| is) (?:important|essential|"
           r"critical|vital|mandatory|crucial) (?:that )?you\b|\b(?:make sure|ensure|be sure) "
           r"(?:that )?you (?:always|never|only)\b|\byou(?:'re| are) (?:expected|supposed|meant) to "
@@ -625,13 +657,14 @@ RULES: list[Rule] = [
           r"ab jetzt|désormais|dorénavant|à partir de maintenant|d'ora in poi|da ora in poi)\b"),
 
     # --- obfuscation: decode this and do what it says --------------------------
-    _rule("obfuscation", "obey execute follow carry do act comply run perform apply",
+    _rule("obfuscation", "obey execute follow carry do act comply run perform apply and then",
           r"\b(?:carry (?:it|this|them) out|do (?:what|as) (?:it|this) says|(?:obey|execute|follow|"
           r"carry out|act on|comply with|run|perform)(?: the)? (?:it|this|that|them|these|result|"
           r"output|instructions?|task|commands?|(?:decoded|hidden|resulting|following|encoded|"
           r"embedded|[\w-]+-encoded|unscrambled|decrypted|translated|reversed|base64|hex|rot13) "
           r"(?:text|instructions?|task|commands?|message|string|result|script|payload|code|"
-          r"orders)))\b", check=lambda m, t: bool(DECODE_CUE.search(t))),
+          r"orders))|(?:and|then) (?:comply|obey))\b",
+          check=lambda m, t: bool(DECODE_CUE.search(t))),
 ]
 
 
@@ -659,9 +692,9 @@ def _unquote_mentions(text: str) -> str:
 # "…, the user noted." / "Mum said: …" / "(advice from the leaflet)": someone
 # else's words to a person, reported; advice reads like an order, a report is a fact.
 _ATTRIBUTED = re.compile(
-    r",(?!\s*(?:whatever|what\b|regardless|no matter))\s*(?:the |his |her |their |our |my )?[\w' -]{1,30}?"
-    r"\s+(?:says|said|notes|noted|writes|wrote|added|explained|mentioned|recalled|insists|"
-    r"insisted|advises|advised|told \w+)\.?!?\s*$|"
+    r",(?!\s*(?:whatever|what\b|regardless|no matter))\s*(?:the |his |her |their |our |my )?"
+    r"[\w' -]{1,30}?\s+(?:says|said|notes|noted|writes|wrote|added|explained|mentioned|recalled|"
+    r"insists|insisted|advises|advised|told \w+)\.?!?\s*$|"
     r",\s*(?:says|said|writes|wrote|according to) (?:the |a |an |his |her |their |our |my )?"
     r"[\w' -]{1,30}\.?!?\s*$|"
     r"^(?:the |his |her |my )?[\w']+(?: [\w']+)?\s+(?:says|said|wrote)(?: that)?\s*:|"
@@ -680,36 +713,56 @@ def _rule_index() -> tuple[dict[str, set[int]], list[tuple[str, int]]]:
 
 
 _BY_WORD, _BY_MARK = _rule_index()
+_INDEXED_WORDS = frozenset(_BY_WORD)
 
 
-def _candidates(lower: str) -> list[int]:
+def _words_of(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _candidates(text: str, words: set[str]) -> list[int]:
     """The rules, in order, whose needed words or substrings the text holds."""
     found: set[int] = set()
-    for word in set(_WORD.findall(lower)):
-        found.update(_BY_WORD.get(word, ()))
-    if "<" in lower or "[" in lower or "://" in lower:   # every mark holds one of these
+    for word in words & _INDEXED_WORDS:
+        found.update(_BY_WORD[word])
+    if "<" in text or "[" in text or "://" in text:   # every mark holds one of these
+        lower = text.lower()
         found.update(index for mark, index in _BY_MARK if mark in lower)
     return sorted(found)
 
 
-def _first_rule(text: str) -> Finding | None:
+def _first_rule(text: str, words: set[str] | None = None) -> Finding | None:
     """The first rule whose words the text holds and whose pattern (and check) match."""
-    text = _unquote_mentions(text)
-    reported = bool(_ATTRIBUTED.search(text))
-    for index in _candidates(text.lower()):
-        rule = RULES[index]
-        if reported and rule.reportable:
-            continue
-        for match in rule.pattern.finditer(text):
-            if rule.check is None or rule.check(match, text):
-                return Finding("rule_shape", rule.category, _excerpt(match.group(0)))
+    unquoted = _unquote_mentions(text)
+    if words is None or unquoted is not text:
+        words = _words_of(unquoted)
+    for index in _candidates(unquoted, words):
+        found = _match(RULES[index], unquoted)
+        if found:
+            return found
+    return None
+
+
+def _match(rule: Rule, text: str) -> Finding | None:
+    for match in rule.pattern.finditer(text):
+        if rule.check is None or rule.check(match, text):
+            if rule.reportable and _ATTRIBUTED.search(text):
+                return None   # someone's words to a person, reported: not an order
+            return Finding("rule_shape", rule.category, _excerpt(match.group(0)))
     return None
 
 
 def rule_shape(text: str) -> Finding | None:
-    """An instruction aimed at the agent, in plain sight or behind an encoding."""
+    """An instruction aimed at the agent, in plain sight or behind a disguise."""
     plain = normalize(text)
-    return _first_rule(plain) or _decoded_rule(plain) or _decoded_rule_of(_tag_smuggled(text), "tags")
+    words = _words_of(plain)
+    found = _first_rule(plain, words)
+    if found and plain != text and not _first_rule(text):
+        # Only readable once zero-width splits or look-alike letters are undone: the
+        # disguise is the finding a reviewer most needs to see.
+        return Finding("rule_shape", "obfuscation", found.excerpt)
+    return (found or _decoded_rule(plain, words)
+            or _decoded_rule_of(_tag_smuggled(text), "tags"))
 
 
 # --- decoders: each undoes one disguise, cheaply refused when it cannot apply.
@@ -847,8 +900,9 @@ def _shift(text: str, k: int) -> str:
 
 
 DECODERS: list[tuple[str, Callable[[str], str]]] = [
-    ("base64", _from_base64), ("hex", _from_hex), ("spaced", _from_spacing), ("split", _from_separators),
-    ("leet", _from_leet), ("morse", _from_morse), ("escapes", _from_escapes),
+    ("base64", _from_base64), ("hex", _from_hex), ("spaced", _from_spacing),
+    ("split", _from_separators), ("leet", _from_leet), ("morse", _from_morse),
+    ("escapes", _from_escapes),
     ("reversed", _reversed), ("percent", _from_percent), ("entities", _from_entities),
     ("binary", _from_binary), ("homoglyphs", _from_homoglyphs),
 ]
@@ -876,9 +930,9 @@ _CUE_WORDS = {"rot": frozenset("rot rot13 rot_13 caesar shift shifted".split()),
 _CUE_MARKS = [("percent", "%"), ("entities", "&"), ("escapes", "\\")]
 
 
-def _decoded_rule(text: str) -> Finding | None:
+def _decoded_rule(text: str, words: set[str]) -> Finding | None:
     """A rule hidden behind an encoding, a spelling trick or a letter rotation."""
-    hints = _disguises(text, set(_WORD.findall(text.lower())))
+    hints = _disguises(text, words)
     for name, decode in DECODERS:
         if name not in hints:
             continue
@@ -895,7 +949,9 @@ def _decoded_rule(text: str) -> Finding | None:
 
 def _decoded_rule_of(decoded: str, how: str) -> Finding | None:
     found = _first_rule(normalize(decoded)) if decoded else None
-    return Finding("rule_shape", "obfuscation", _excerpt(f"{how}: {found.excerpt}")) if found else None
+    if not found:
+        return None
+    return Finding("rule_shape", "obfuscation", _excerpt(f"{how}: {found.excerpt}"))
 
 
 # ---------------------------------------------------------------- secret
@@ -904,9 +960,12 @@ def _decoded_rule_of(decoded: str, how: str) -> Finding | None:
 # The substring test is C-speed and skips the regex for almost every string.
 SECRET_FORMATS: list[tuple[str, str, re.Pattern]] = [
     ("private_key", "-----begin", re.compile(
-        r"-----BEGIN (?:RSA |DSA |EC |OPENSSH |PGP |ENCRYPTED |SSH2 )?PRIVATE KEY(?: BLOCK)?-----")),
-    ("aws_access_key", "a", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b")),
-    ("github_token", "gh", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b")),
+        r"-----BEGIN (?:RSA |DSA |EC |OPENSSH |PGP |ENCRYPTED |SSH2 )?PRIVATE KEY"
+        r"(?: BLOCK)?-----")),
+    ("aws_access_key", "a", re.compile(
+        r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b")),
+    ("github_token", "gh", re.compile(
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b")),
     ("slack_token", "xox", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
     ("slack_webhook", "hooks.slack.com", re.compile(
         r"hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]+")),
@@ -916,7 +975,8 @@ SECRET_FORMATS: list[tuple[str, str, re.Pattern]] = [
     ("stripe_key", "_test_", re.compile(r"\b(?:sk|rk)_test_[0-9A-Za-z]{16,}")),
     ("google_api_key", "aiza", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
     ("jwt", "eyj", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("password_in_url", "://", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s@/]+)@[^\s/]+", re.I)),
+    ("password_in_url", "://", re.compile(
+        r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s@/]+)@[^\s/]+", re.I)),
 ]
 
 # A value after a password-like name counts however short ("password=hunter2"); a
@@ -931,7 +991,8 @@ _PLACEHOLDER = re.compile(r"^(?:\*+|x+|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\w+%|none|
 _KEYED = re.compile(
     r"\b(?:api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret(?:[_-]?key)?|client[_-]?secret|"
     r"auth(?:[_-]?token)?|token|bearer|private[_-]?key|session[_-]?(?:id|key|token)|"
-    r"credentials?)\b['\"]?\s*(?:[:=]|\bis\b)?\s*['\"]?(?:bearer\s+)?(?P<value>[A-Za-z0-9+/_.~=-]{16,})",
+    r"credentials?)\b['\"]?\s*(?:[:=]|\bis\b)?\s*['\"]?(?:bearer\s+)?"
+    r"(?P<value>[A-Za-z0-9+/_.~=-]{16,})",
     re.I)
 _SECRET_HINTS = ("pass", "pwd", "pin", "key", "secret", "token", "auth", "bearer", "credential")
 
@@ -987,7 +1048,8 @@ def _masked(match: re.Match, value: str | None = None) -> str:
 
 # ---------------------------------------------------------------- pii
 
-_EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_EMAIL = re.compile(
+    r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 # International numbers start with "+" and a country code; NANP numbers are
 # (415) 555-0132 / 415-555-0132 / 415.555.0132. The look-arounds refuse digits,
 # dots or dashes glued on either side, which is what dates, versions, IPs and

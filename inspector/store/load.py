@@ -65,6 +65,9 @@ class Store:
         self.scope = scope
         self.con = duckdb.connect(":memory:", config={"threads": os.cpu_count() or 2})
         self.con.execute("SET TimeZone = 'UTC'")
+        # Never spill to disk: a spill file (default ./.tmp) would hold personal data that no
+        # erasure knows about.
+        self.con.execute("SET temp_directory = ''")
         self.state = LoadState()
         self.lock = threading.RLock()
         exposure = warn_once(self.paths) if warn else None
@@ -214,19 +217,28 @@ class Store:
         return events
 
     @contextmanager
-    def what_if(self, drafts: list[dict]) -> Iterator[list[dict]]:
-        """Inside the block the tables hold the store with `drafts` appended; then nothing."""
+    def scratch(self) -> Iterator[None]:
+        """A transaction that is always rolled back: whatever the block changes is gone."""
         with self.lock:
-            events = self.sealed(drafts)
             self.con.execute("BEGIN")
             try:
-                if events:
-                    self._stage_lines([line_bytes(e).decode("utf-8")[:-1] for e in events],
-                                      self.state.seq + 1)
-                    self._take_staged()
-                yield events
+                yield
             finally:
                 self.con.execute("ROLLBACK")
+
+    def stage(self, drafts: list[dict]) -> list[dict]:
+        """Inside scratch(): load `drafts` as if appended after the head; return them sealed."""
+        events = self.sealed(drafts)
+        if events:
+            self._stage_lines([line_bytes(e).decode("utf-8")[:-1] for e in events], self.state.seq + 1)
+            self._take_staged()
+        return events
+
+    @contextmanager
+    def what_if(self, drafts: list[dict]) -> Iterator[list[dict]]:
+        """Inside the block the tables hold the store with `drafts` appended; then nothing."""
+        with self.scratch():
+            yield self.stage(drafts)
 
     def close(self) -> None:
         self.con.close()

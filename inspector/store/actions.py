@@ -1,0 +1,224 @@
+"""Planned, then applied, curation actions (DESIGN §5).
+
+A plan is a plain value: the entries it changes (with the cascade), the events it would
+append and the belief changes it causes. `apply` re-plans under the store's lock and refuses
+when the log changed in a way that alters the plan; otherwise it appends the plan's events
+in one batch.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field, replace
+
+from . import beliefs
+from .append import LogWriter, event_draft
+from .chain import canonical
+from .errors import BadInput, Refused
+from .load import Store
+from .model import is_within, now_utc
+from .queries import sql
+from .registry import ACTIONS, Action
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the operator asked for."""
+
+    action: str
+    reason: str
+    operator: str
+    ids: tuple[str, ...] = ()
+    source: str | None = None
+    principal: str | None = None
+    due: bool = False
+    cascade: bool | None = None    # None: the action's default
+    scope: str | None = None
+
+    @property
+    def actor(self) -> str:
+        return f"operator:{self.operator}"
+
+
+@dataclass
+class Plan:
+    request: Request
+    affected: list[str]
+    skipped: dict[str, str]              # id -> its status, which the action does not allow
+    drafts: list[dict]
+    belief_changes: list[dict]
+    hidden: int = 0                      # affected entries hidden by a TUI filter (set by callers)
+    batch: str | None = None
+    seqs: list[int] = field(default_factory=list)
+
+    @property
+    def action(self) -> Action:
+        return ACTIONS[self.request.action]
+
+    def fingerprint(self) -> bytes:
+        """What must not change between review and apply."""
+        return canonical([self.affected, sorted(self.skipped.items()),
+                          [d["body"]["before"] for d in self.drafts], self.belief_changes])
+
+    def as_json(self, dry_run: bool) -> dict:
+        return {"op": self.request.action, "batch": None if dry_run else self.batch,
+                "dry_run": dry_run, "affected": self.affected, "skipped": sorted(self.skipped),
+                "belief_changes": self.belief_changes, "operator": self.request.operator,
+                "reason": self.request.reason, "skipped_status": dict(sorted(self.skipped.items())),
+                "events": [{"memory_id": d["memory_id"], "op": d["op"],
+                            "from": d["body"]["before"]["status"], "to": d["body"]["after"]["status"]}
+                           for d in self.drafts],
+                "seqs": self.seqs}
+
+
+def check_request(request: Request) -> Action:
+    action = ACTIONS.get(request.action)
+    if action is None:
+        raise BadInput(f"unknown action {request.action!r}")
+    if not request.reason.strip():
+        raise BadInput("--reason is required and must not be empty: say why, for the audit log")
+    if not (request.ids or request.source or request.principal or request.due):
+        raise BadInput(f"`{action.name}` needs at least one id or a selector (--source, --principal"
+                       + (", --due" if action.name == "expire" else "") + ")")
+    return action
+
+
+def _rows(store: Store, ids: list[str]) -> dict[str, dict]:
+    rows = store.con.execute(sql("action_entries"), {"ids": ids}).fetchall()
+    return {r[0]: {"status": r[1], "scope": r[2], "entity": r[3], "attribute": r[4],
+                   "state": json.loads(r[5])} for r in rows}
+
+
+def _inside(row: dict, scope: str | None) -> bool:
+    return scope is None or (row["scope"] is not None and is_within(row["scope"], scope))
+
+
+def _named(store: Store, request: Request, action: Action) -> list[str]:
+    rows = _rows(store, list(request.ids))
+    where = f"{store.root}" + (f" inside scope {request.scope!r}" if request.scope is not None else "")
+    for memory_id in request.ids:
+        row = rows.get(memory_id)
+        if row is None or not _inside(row, request.scope):
+            raise BadInput(f"{memory_id}: not found in {where}; nothing written")
+        if not action.allows(row["status"]):
+            raise Refused(f"{memory_id} is {row['status']}: {action.name} applies only to "
+                          f"{', '.join(action.allowed_from)} entries; nothing written")
+    return list(dict.fromkeys(request.ids))
+
+
+def _selected(store: Store, request: Request, action: Action) -> tuple[list[str], dict[str, str]]:
+    """Entries the selectors match: those in an allowed status, and the others (skipped)."""
+    if not (request.source or request.principal or request.due):
+        return [], {}
+    ids = [i for (i,) in store.con.execute(sql("action_select"), {
+        "source": request.source, "principal": request.principal, "due": request.due,
+        "now": now_utc(), "scope": request.scope}).fetchall()]
+    rows = _rows(store, ids)
+    chosen = [i for i in ids if action.allows(rows[i]["status"])]
+    return chosen, {i: rows[i]["status"] for i in ids if i not in chosen}
+
+
+def _cascade(store: Store, request: Request, action: Action, targets: list[str]) -> list[str]:
+    wanted = {"never": False, "always": True, "default": request.cascade is not False,
+              "optional": request.cascade is True}[action.cascade]
+    if not wanted or not targets:
+        return []
+    down = [i for (i,) in store.con.execute(sql("descendants_of"), {"ids": targets}).fetchall()]
+    if action.name == "release":
+        down = _same_batch(store, targets, down)
+    return down
+
+
+def _same_batch(store: Store, targets: list[str], down: list[str]) -> list[str]:
+    """release --cascade: only descendants that the targets' quarantine batches quarantined."""
+    batches = [b for _, b, _ in store.con.execute(sql("quarantine_origin"), {"ids": targets}).fetchall() if b]
+    members = {m for m, _ in store.con.execute(sql("batch_members"), {"batches": batches}).fetchall()}
+    return [i for i in down if i in members]
+
+
+def _release_to(store: Store, ids: list[str]) -> dict[str, str]:
+    rows = store.con.execute(sql("quarantine_origin"), {"ids": ids}).fetchall()
+    return {memory_id: before or "active" for memory_id, _, before in rows}
+
+
+def make_plan(store: Store, request: Request) -> Plan:
+    """The plan for a request against the loaded store (nothing is written)."""
+    action = check_request(request)
+    targets = _named(store, request, action)
+    chosen, skipped = _selected(store, request, action)
+    targets += [i for i in chosen if i not in targets]
+    if not targets:
+        raise Refused(f"nothing to {action.name}: no entry matches in an allowed status "
+                      f"({', '.join(action.allowed_from)}); nothing written")
+    down = _cascade(store, request, action, targets)
+    rows = _rows(store, targets + down)
+    outside = [i for i in down if not _inside(rows[i], request.scope)]
+    if outside:
+        raise Refused(f"the cascade reaches {len(outside)} entries outside scope {request.scope!r}; "
+                      "nothing written (act without --scope, or with --no-cascade)")
+    affected = targets + [i for i in down if action.allows(rows[i]["status"])]
+    skipped.update({i: rows[i]["status"] for i in down if i not in affected})
+    drafts = _drafts(store, request, action, affected, rows)
+    changes = [c for c in belief_changes(store, drafts, _focus(store, rows, affected))
+               if request.scope is None or is_within(c["scope"], request.scope)]
+    return Plan(request, affected, skipped, drafts, changes)
+
+
+def _drafts(store: Store, request: Request, action: Action, affected: list[str],
+            rows: dict[str, dict]) -> list[dict]:
+    to = _release_to(store, affected) if action.to is None else {i: action.to for i in affected}
+    return [event_draft(action.name, i, request.actor, before=rows[i]["state"],
+                        after={**rows[i]["state"], "status": to[i]}, reason=request.reason)
+            for i in affected]
+
+
+def _focus(store: Store, rows: dict[str, dict], affected: list[str]) -> list[tuple[str, str]]:
+    """Keys whose beliefs the plan can change: the affected entries' and their dependents'."""
+    down = [i for (i,) in store.con.execute(sql("descendants_of"), {"ids": affected}).fetchall()]
+    rows = {**rows, **_rows(store, [i for i in down if i not in rows])}
+    return sorted({(r["entity"], r["attribute"]) for r in rows.values() if r["entity"] is not None})
+
+
+def belief_changes(store: Store, drafts: list[dict], keys: list[tuple[str, str]]) -> list[dict]:
+    """Store-wide beliefs of `keys` now, and with `drafts` appended: the rows that differ."""
+    tk = now_utc().replace(microsecond=0) + beliefs.SETTLE
+    with store.scratch():
+        store.con.execute(sql("focus_keys_fill"), {"entities": [k[0] for k in keys],
+                                                    "attributes": [k[1] for k in keys]})
+        before = _focus_table(store, tk)
+        store.stage(drafts)
+        after = _focus_table(store, tk)
+    changes = []
+    for key in sorted(set(before) | set(after), key=lambda k: (k[1], k[2], k[0])):
+        if before.get(key) != after.get(key):
+            changes.append({"scope": key[0], "entity": key[1], "attribute": key[2],
+                            "before": before.get(key), "after": after.get(key)})
+    return changes
+
+
+def _focus_table(store: Store, tk) -> dict[tuple, dict]:
+    store.con.execute(sql("judged_materialize"), {"tk": tk})
+    rows = store.con.execute(sql("beliefs_focus"), {"tk": tk}).fetchall()
+    return {(scope, entity, attribute): {"memory_id": mid, "value": beliefs.json_value(value)}
+            for scope, entity, attribute, mid, value in rows}
+
+
+def new_batch() -> str:
+    return "b-" + secrets.token_hex(6)
+
+
+def apply(store: Store, plan: Plan) -> Plan:
+    """Append the plan's events under the lock, if the log has not changed the plan."""
+    with LogWriter(store.paths) as writer:
+        store.refresh()
+        fresh = make_plan(store, plan.request)
+        if fresh.fingerprint() != plan.fingerprint():
+            raise Refused("store changed; review again: the log changed since this plan was made "
+                          "(nothing written)")
+        batch = new_batch()
+        for draft in fresh.drafts:
+            draft["batch"] = batch
+        events = writer.append(fresh.drafts)
+    store.refresh()
+    return replace(fresh, batch=batch, seqs=[e["seq"] for e in events])

@@ -1,0 +1,139 @@
+"""Erasure (DESIGN §6): certificate, redaction, chain, suppression, legal hold, residue."""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+import sys
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from clirun import inspector  # noqa: E402
+from logtools import read_lines  # noqa: E402
+from storegen import entry, write_store  # noqa: E402
+from inspector.store.chain import canonical, sha256_hex  # noqa: E402
+from inspector.store.gate import subject_digest  # noqa: E402
+
+
+def erase(store, *args):
+    return inspector("erase", store, *args, "--operator", "dana", "--json")
+
+
+def test_erase_a_subject(sample):
+    store = sample("moved-city")
+    head_before = inspector("audit", store, "--json").json["head"]
+    result = erase(store, "--subject", "user:42", "--reason", "DSR-2291")
+    assert result.code == 0, result.stderr
+    cert = result.json["certificate"]
+    assert cert["erased_ids"] == ["H1", "H2", "H3", "H4", "H5", "H6"] and cert["retained_ids"] == []
+    assert cert["redacted_seqs"] == [1, 2, 3, 4, 5, 6]
+    assert cert["counts"] == {"entries": 6, "events_redacted": 6, "retained": 0, "observation": 5,
+                              "inference": 1}
+    assert cert["head_before"] == head_before
+    assert cert["subject_digest"] == subject_digest(cert["salt"], "user:42")
+    lines = [json.loads(l) for l in read_lines(store)]
+    assert [l["body"] for l in lines[:6]] == [{"erased": cert["id"]}] * 6
+    assert [(l["op"], l["memory_id"]) for l in lines[6:]] == [("erase", f"H{i}") for i in range(1, 7)]
+    assert lines[6]["body"]["before"] is None and lines[6]["body"]["reason"] == "DSR-2291"
+    written = json.loads((store / "certificates" / f"{cert['id']}.json").read_text())
+    assert written == cert
+    unsigned = {k: v for k, v in cert.items() if k != "head_after"}
+    assert lines[6]["body"]["after"]["certificate_digest"] == sha256_hex(canonical(unsigned))
+    assert cert["head_after"] == f"12:{lines[-1]['hash']}"
+    audit = inspector("audit", store, "--verify", "--expect-head", head_before, "--json")
+    assert audit.code == 0 and (audit.json["redacted"], audit.json["ok"]) == (6, True)
+    assert inspector("beliefs", store, "--json").json["beliefs"] == []
+    assert inspector("show", store, "H1", "--json").json["entry"]["status"] == "erased"
+
+
+def test_a_dry_run_erases_nothing(sample):
+    store = sample("moved-city")
+    before = (store / "events.jsonl").read_bytes()
+    doc = erase(store, "--subject", "user:42", "--reason", "DSR-1", "--dry-run").json
+    assert (doc["dry_run"], doc["certificate"]["id"], doc["certificate"]["head_after"]) == (True, None, None)
+    assert doc["certificate"]["erased_ids"] == ["H1", "H2", "H3", "H4", "H5", "H6"]
+    assert (store / "events.jsonl").read_bytes() == before and not (store / "certificates").exists()
+
+
+def test_a_later_write_about_the_subject_is_held(sample, tmp_path):
+    store = sample("moved-city")
+    erase(store, "--subject", "user:42", "--reason", "DSR-2291")
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(json.dumps({"id": "N1", "entity": "user:42", "attribute": "home_city",
+                                "value": "Porto", "kind": "observation", "source": "user:42/chat",
+                                "observed_at": "2026-11-01T00:00:00Z", "scope": "user:42"}) + "\n"
+                    + json.dumps({"id": "N2", "entity": "user:7", "attribute": "home_city",
+                                  "value": "Oslo", "kind": "observation", "source": "user:7/chat",
+                                  "observed_at": "2026-11-01T00:00:00Z", "scope": "user:7"}) + "\n")
+    doc = inspector("ingest", store, feed, "--actor", "agent:427", "--json").json
+    assert doc["held_ids"] == {"N1": "suppressed_subject"} and doc["written"] == 1
+
+
+def test_legal_hold_is_retained_but_its_descendants_are_not(tmp_path):
+    store = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("A", entity="user:9", subject="user:9", value="x1")),
+        ("2025-01-01T00:00:01Z", "write", entry("B", entity="user:9", attribute="b", subject="user:9",
+                                                value="x2", retention="legal_hold")),
+        ("2025-01-01T00:00:02Z", "write", entry("C", entity="report", attribute="c", kind="summary",
+                                                value="x3", justification=["B"])),
+        ("2025-01-01T00:00:03Z", "write", entry("D", entity="other", attribute="d", value="x4"))])
+    cert = erase(store, "--subject", "user:9", "--reason", "DSR-9").json["certificate"]
+    assert (cert["erased_ids"], cert["retained_ids"]) == (["A", "C"], ["B"])
+    assert inspector("show", store, "B", "--json").json["entry"]["value"] == "x2"
+
+
+def test_erase_by_id_takes_descendants_and_keeps_no_suppression(sample):
+    store = sample("branch-contamination")
+    cert = erase(store, "M2", "--reason", "INC-77").json["certificate"]
+    assert cert["erased_ids"] == ["M2", "M3", "M4", "M5", "M6", "M7"]
+    assert (cert["subject_digest"], cert["salt"]) == (None, None)
+    assert inspector("audit", store, "--verify", "--json").json["ok"] is True
+    again = erase(store, "M2", "--reason", "INC-77")
+    assert again.code == 3 and again.stderr == "error: M2 is erased already; nothing written\n"
+
+
+@pytest.mark.parametrize("reason, fragment", [
+    ("erase user:42 please", "the reason names the subject"),
+    ("moved to Seattle", "the reason quotes a value being erased"),
+])
+def test_the_reason_may_not_carry_what_is_erased(sample, reason, fragment):
+    store = sample("moved-city")
+    result = erase(store, "--subject", "user:42", "--reason", reason)
+    assert result.code == 2 and fragment in result.stderr
+
+
+def forms(canary: str) -> list[bytes]:
+    """The canary as bytes in every encoding a file might hold it in."""
+    core = canary.split(" ")[0].encode()          # plain ASCII: found inside any JSON form
+    return [core, canary.encode(), json.dumps(canary).encode()[1:-1],
+            json.dumps(canary, ensure_ascii=False).encode()[1:-1], base64.b64encode(canary.encode()),
+            base64.b64encode(core), urllib.parse.quote(canary).encode()]
+
+
+def test_no_residue_of_an_erased_subject_anywhere_under_the_store(tmp_path):
+    canaries = [f"canary-{secrets.token_hex(6)}-ünï \"q\" /x" for _ in range(4)]
+    store = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("A", entity="user:5", subject="user:5", value=canaries[0])),
+        ("2025-01-02T00:00:00Z", "update", entry("A", entity="user:5", subject="user:5", value=canaries[1])),
+        ("2025-01-03T00:00:00Z", "write", entry("S", entity="user:5", attribute="sum", kind="summary",
+                                                value={"note": canaries[2]}, justification=["A"])),
+        ("2025-01-03T00:00:01Z", "write", entry("K", entity="keep", attribute="k", value="kept-value"))])
+    (store / "torn").mkdir()
+    (store / "torn" / "123").write_text(canaries[3])
+    (store / ".inspector").mkdir()
+    (store / ".inspector" / "cache.duckdb").write_text(canaries[0])
+    (store / "events.jsonl").open("a").write('{"seq":5,"body":{"after":{"value":"' + canaries[3])
+    before = (store / "events.jsonl").read_bytes()
+    result = erase(store, "--subject", "user:5", "--reason", "DSR-5")
+    assert result.code == 0, result.stderr
+    hits = [(path, form) for path in store.rglob("*") if path.is_file()
+            for canary in canaries for form in forms(canary) if form in path.read_bytes()]
+    assert hits == []
+    assert all(forms(c)[0] in before for c in canaries[:2]), "the canaries were never in the log"
+    assert not any(form in result.stdout.encode() for c in canaries for form in forms(c))
+    assert b"kept-value" in (store / "events.jsonl").read_bytes()
+    assert inspector("audit", store, "--verify", "--json").json["ok"] is True

@@ -1,0 +1,297 @@
+"""`import langgraph`: the SqliteStore files LangGraph itself wrote (see
+tests/fixtures/importers/SCHEMAS.md), imported and checked entry by entry, and the refusals
+that must leave nothing behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from inspector.importers.langgraph import import_langgraph
+from inspector.store.errors import BadInput
+from inspector.store.load import Store
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "importers"
+INSPECTOR = [sys.executable, "-m", "inspector"]
+IMPORT = [sys.executable, "-c", "from inspector.importers.cli import import_app; "
+          "import_app(prog_name='inspector import')"]
+HOSTILE = "Favourite quote: [bold]x[/bold] \x1b]52;c;cHduZWQ=\x07"
+
+# (entity, attribute) -> (value, observed_at, expires_at), rowid in the comment
+EXPECTED = {
+    ("users.alice.prefs", "seat"): (   # 1
+        {"text": "Prefers window seats",
+         "seat": {"position": "window", "rows": [10, 20], "exit_row": False},
+         "source": {"kind": "chat", "turn": 3, "confidence": 0.9}},
+        "2025-05-01T09:00:05Z", None),
+    ("users.bob.prefs", "allergies"): (   # 3
+        {"text": "Allergic to peanuts", "items": [{"name": "peanuts", "severity": "high"}]},
+        "2025-05-01T09:01:00Z", None),
+    ("users.bob.prefs", "quote"): (   # 4
+        {"text": HOSTILE, "lang": "en"}, "2025-05-01T09:01:00Z", None),
+    ("global", "app.config"): (   # 6: a key with a dot
+        {"text": "São Paulo office opens 9:00", "unicode": "naïve café ✓", "n": 3},
+        "2025-05-01T09:01:00Z", None),
+    ("users.alice.prefs", "home"): (   # 7: overwritten; only the last put survives
+        {"text": "Lives in Porto", "city": "Porto", "country": "PT", "since": "2025-05"},
+        "2025-05-02T14:30:00Z", None),
+    ("users.alice.session", "current_trip"): (   # 8: expires_at from put(ttl=60)
+        {"text": "Flying LIS-OPO on May 5", "trip": {"from": "LIS", "to": "OPO"}},
+        "2025-05-03T08:00:00Z", "2025-05-03T09:00:00.750000Z"),
+    ("users.bob.session", "otp"): (   # 9: expires_at rewritten by a refreshing read
+        {"text": "Waiting for a login code"}, "2025-05-03T08:00:00Z", "2025-05-03T08:08:00Z"),
+}
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+def log(store: Path) -> list[dict]:
+    return [json.loads(line) for line in (store / "events.jsonl").read_bytes().splitlines()]
+
+
+def entries(store: Path) -> dict[tuple[str, str], dict]:
+    loaded = Store(store, warn=False)
+    try:
+        rows = loaded.con.execute("SELECT state FROM entries").fetchall()
+    finally:
+        loaded.close()
+    states = [json.loads(state) for (state,) in rows]
+    return {(s["entity"], s["attribute"]): s for s in states}
+
+
+def beliefs(store: Path) -> dict[tuple[str, str], object]:
+    done = subprocess.run(INSPECTOR + ["beliefs", str(store), "--json"], capture_output=True,
+                          text=True, check=True)
+    return {(b["entity"], b["attribute"]): b["value"] for b in json.loads(done.stdout)["beliefs"]}
+
+
+def listing(directory: Path) -> list[str]:
+    return sorted(os.listdir(directory))
+
+
+STORE_TABLE = ("prefix text NOT NULL, key text NOT NULL, value text NOT NULL, "
+               "created_at TIMESTAMP, updated_at TIMESTAMP, expires_at TIMESTAMP, "
+               "ttl_minutes REAL, PRIMARY KEY (prefix, key)")
+
+
+def make_store(path: Path, rows: list[tuple], columns: str = STORE_TABLE) -> Path:
+    """A SqliteStore-shaped file; rows are (prefix, key, value, created, updated, expires)."""
+    con = sqlite3.connect(path)
+    con.execute(f"CREATE TABLE store ({columns})")
+    for row in rows:
+        con.execute("INSERT INTO store (prefix, key, value, created_at, updated_at, expires_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)", row)
+    con.commit()
+    con.close()
+    return path
+
+
+def refused(tmp_path: Path, source: Path, *needles: str, **options) -> str:
+    """Import `source`, expect a refusal naming `needles`, and nothing left behind."""
+    before = listing(tmp_path)
+    with pytest.raises(BadInput) as caught:
+        import_langgraph(source, tmp_path / "out", **options)
+    message = str(caught.value)
+    for needle in needles:
+        assert needle in message
+    assert not (tmp_path / "out").exists()
+    assert listing(tmp_path) == before          # no temporary directory either
+    return message
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory) -> tuple[Path, dict]:
+    store = tmp_path_factory.mktemp("lg") / "store"
+    return store, import_langgraph(FIXTURES / "langgraph_store.db", store)
+
+
+# -- langgraph_store.db ----------------------------------------------------------------------------
+
+def test_summary_counts_and_no_history_note(plain):
+    _store, doc = plain
+    assert (doc["entries"], doc["expiring"], doc["expired"],
+            doc["kind"]) == (7, 2, 2, "observation")
+    assert doc["skipped_rows"] == [] and doc["held"] == {}
+    assert (doc["vector_rows"], doc["orphan_vector_rows"]) == (None, None)
+    assert doc["notes"][0].startswith(
+        "LangGraph keeps no history: only current values were imported; overwritten and "
+        "deleted values are not recoverable")
+    assert any(n.startswith("2 entries had already expired") for n in doc["notes"])
+
+
+def test_every_row_maps_to_one_entry(plain):
+    store, _doc = plain
+    found = entries(store)
+    assert set(found) == set(EXPECTED)
+    for key, (value, observed_at, expires_at) in EXPECTED.items():
+        state = found[key]
+        assert state["value"] == value, key
+        assert (state["observed_at"], state["expires_at"]) == (observed_at, expires_at), key
+        assert (state["kind"], state["source"], state["subject"], state["scope"],
+                state["status"]) == ("observation", "system:langgraph", None, "", "active")
+
+
+def test_events_in_time_order_with_rowid_ties(plain):
+    store, _doc = plain
+    events = log(store)
+    assert [(e["op"], e["body"]["after"]["attribute"], e["at"]) for e in events] == [
+        ("write", "seat", "2025-05-01T09:00:05Z"),
+        ("write", "allergies", "2025-05-01T09:01:00Z"),
+        ("write", "quote", "2025-05-01T09:01:00Z"),
+        ("write", "app.config", "2025-05-01T09:01:00Z"),
+        ("write", "home", "2025-05-02T14:30:00Z"),
+        ("write", "current_trip", "2025-05-03T08:00:00Z"),
+        ("write", "otp", "2025-05-03T08:00:00Z"),
+    ]
+    assert [e["body"]["reason"] for e in events] == [
+        f"LangGraph store rowid {n}" for n in (1, 3, 4, 6, 7, 8, 9)]
+    assert {e["actor"] for e in events} == {"importer:langgraph"}
+
+
+def test_ids_are_opaque_and_envelopes_hold_no_namespace(plain):
+    store, _doc = plain
+    events = log(store)
+    ids = [e["memory_id"] for e in events]
+    assert len(set(ids)) == 7 and all(i.startswith("lg-") and len(i) == 39 for i in ids)
+    for event in events:
+        envelope = json.dumps({k: v for k, v in event.items() if k != "body"})
+        for word in ("alice", "bob", "users", "global", "prefs", "otp", "seat"):
+            assert word not in envelope
+
+
+def test_hostile_text_round_trips_byte_exactly(plain):
+    store, _doc = plain
+    con = sqlite3.connect(FIXTURES / "langgraph_store.db")
+    (raw,) = con.execute("SELECT value FROM store WHERE rowid = 4").fetchone()
+    con.close()
+    assert isinstance(raw, bytes) and b"\x1b" not in raw          # a JSON escape on disk
+    text = entries(store)[("users.bob.prefs", "quote")]["value"]["text"]
+    assert text == HOSTILE == json.loads(raw)["text"]
+    assert text.encode("utf-8") == HOSTILE.encode("utf-8")
+
+
+def test_beliefs_as_a_user_sees_them(plain):
+    store, _doc = plain
+    assert beliefs(store) == {key: value for key, (value, _o, _e) in EXPECTED.items()}
+
+
+def test_indexed_store_notes_the_vector_table(tmp_path):
+    doc = import_langgraph(FIXTURES / "langgraph_store_indexed.db", tmp_path / "s")
+    assert (doc["entries"], doc["expiring"], doc["vector_rows"], doc["orphan_vector_rows"]) \
+        == (7, 2, 8, 1)
+    assert any("store_vectors, 8 rows" in n and "1 of them belongs to keys no longer" in n
+               for n in doc["notes"])
+    assert set(entries(tmp_path / "s")) == set(EXPECTED)
+
+
+def test_kind_option(tmp_path):
+    doc = import_langgraph(FIXTURES / "langgraph_store.db", tmp_path / "c", kind="claim")
+    assert doc["kind"] == "claim"
+    assert {s["kind"] for s in entries(tmp_path / "c").values()} == {"claim"}
+    assert beliefs(tmp_path / "c") == {}          # a claim is never a candidate
+    refused(tmp_path, FIXTURES / "langgraph_store.db", "--kind 'summary' is not allowed",
+            kind="summary")
+
+
+# -- small files -----------------------------------------------------------------------------------
+
+def test_text_values_and_other_time_forms(tmp_path):
+    source = make_store(tmp_path / "s.db", [
+        ("ns", "a", '{"x": 1}', "2025-01-01 10:00:00", None, None),
+        ("ns", "b", b"[1, 2]", None, "2025-01-02T10:00:00.5+01:00", "2025-02-01 00:00:00"),
+    ])
+    doc = import_langgraph(source, tmp_path / "out")
+    assert (doc["entries"], doc["expiring"]) == (2, 1)
+    found = entries(tmp_path / "out")
+    assert (found[("ns", "a")]["value"], found[("ns", "a")]["observed_at"]) == (
+        {"x": 1}, "2025-01-01T10:00:00Z")
+    assert (found[("ns", "b")]["value"], found[("ns", "b")]["observed_at"],
+            found[("ns", "b")]["expires_at"]) == (
+        [1, 2], "2025-01-02T09:00:00.500000Z", "2025-02-01T00:00:00Z")
+
+
+def test_bad_rows_refuse_or_are_skipped_and_listed(tmp_path):
+    source = make_store(tmp_path / "s.db", [
+        ("ns", "good", b'{"ok": true}', "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+        ("ns", "prose", b"Lives in Porto", "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+        ("ns", "nan", b'{"x": NaN}', "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+        ("ns", "latin1", b'"caf\xe9"', "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+        ("ns", "when", b"{}", "soon", "soon", None),
+        ("ns", "expiry", b"{}", "2025-01-01 10:00:00", "2025-01-01 10:00:00", "never"),
+    ])
+    refused(tmp_path, source, "table `store` rowid 2 cannot be imported: value is not JSON",
+            "and 4 more bad rows", "nothing was written")
+    doc = import_langgraph(source, tmp_path / "out", skip_bad_rows=True)
+    assert doc["skipped_rows"] == [
+        {"rowid": 2, "reason": "value is not JSON (Expecting value: line 1 column 1 (char 0))"},
+        {"rowid": 3, "reason": "value is not JSON (NaN is not a JSON value)"},
+        {"rowid": 4, "reason": "value is not valid UTF-8"},
+        {"rowid": 5, "reason": "updated_at 'soon' is not a time (expected e.g. 2025-03-01 "
+                               "09:00:00 or 2025-03-01T09:00:00.123456+00:00)"},
+        {"rowid": 6, "reason": "expires_at 'never' is not a time (expected e.g. 2025-03-01 "
+                               "09:00:00 or 2025-03-01T09:00:00.123456+00:00)"},
+    ]
+    assert doc["entries"] == 1 and list(entries(tmp_path / "out")) == [("ns", "good")]
+    assert any("5 rows could not be mapped" in n for n in doc["notes"])
+
+
+def test_not_sqlite_is_refused(tmp_path):
+    source = tmp_path / "store.db"
+    source.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    refused(tmp_path, source, "is not a SQLite database", "expected a LangGraph SqliteStore file")
+
+
+def test_missing_table_names_the_tables_found(tmp_path):
+    refused(tmp_path, FIXTURES / "mem0_history.db", "found history, messages",
+            "expected a table `store` (a LangGraph SqliteStore file)")
+
+
+def test_missing_column_names_the_columns(tmp_path):
+    source = make_store(tmp_path / "old.db", [], columns=(
+        "prefix text, key text, value text, created_at TIMESTAMP, updated_at TIMESTAMP"))
+    refused(tmp_path, source, "table `store` has columns prefix, key, value, created_at, "
+            "updated_at; expected also expires_at")
+
+
+def test_existing_target_is_refused_and_untouched(tmp_path):
+    target = tmp_path / "out"
+    target.mkdir()
+    (target / "events.jsonl").write_bytes(b"")
+    with pytest.raises(BadInput, match="already exists and is not empty"):
+        import_langgraph(FIXTURES / "langgraph_store.db", target)
+    assert listing(target) == ["events.jsonl"] and (target / "events.jsonl").read_bytes() == b""
+    assert listing(tmp_path) == ["out"]
+
+
+# -- command line ----------------------------------------------------------------------------------
+
+def test_cli_json_and_human_summary(tmp_path):
+    done = subprocess.run(IMPORT + ["langgraph", str(FIXTURES / "langgraph_store.db"),
+                                    str(tmp_path / "j"), "--json", "--kind", "inference"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0
+    doc = json.loads(done.stdout)
+    assert (doc["entries"], doc["expiring"], doc["kind"]) == (7, 2, "inference")
+    human = subprocess.run(IMPORT + ["langgraph", str(FIXTURES / "langgraph_store.db"),
+                                     str(tmp_path / "h")], capture_output=True, text=True)
+    assert human.returncode == 0 and human.stdout == ""
+    assert human.stderr.startswith("imported 7 entries (observation) from ")
+    assert "  note: LangGraph keeps no history" in human.stderr
+
+
+def test_cli_refusals_are_one_line_exit_2(tmp_path):
+    for extra, message in ((["--scope", "users"], "does not take --scope"),
+                           (["--kind", "summary"], "--kind 'summary' is not allowed")):
+        done = subprocess.run(IMPORT + ["langgraph", str(FIXTURES / "langgraph_store.db"),
+                                        str(tmp_path / "s")] + extra,
+                              capture_output=True, text=True)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
+        assert message in done.stderr
+    assert listing(tmp_path) == []
