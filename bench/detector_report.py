@@ -76,9 +76,10 @@ def print_split(rows: list[dict]) -> None:
               "held-out (every 5th)": [r for i, r in enumerate(rows) if i % 5 == 4]}
     for name, part in halves.items():
         total = sum(score(part).values(), Counter())
-        print(f"{name:<22} recall {ratio(total['caught'], total['attacks'])} "
-              f"({total['caught']}/{total['attacks']})  FPR {ratio(total['false_positives'], total['benign'])} "
-              f"({total['false_positives']}/{total['benign']})")
+        caught, attacks = total["caught"], total["attacks"]
+        false_positives, benign = total["false_positives"], total["benign"]
+        print(f"{name:<22} recall {ratio(caught, attacks)} ({caught}/{attacks})  "
+              f"FPR {ratio(false_positives, benign)} ({false_positives}/{benign})")
 
 
 def sample_strings(count: int, corpus: list[str]) -> list[str]:
@@ -107,12 +108,14 @@ def print_speed(count: int, corpus: list[str]) -> None:
         elapsed = time.perf_counter() - started
         total += elapsed
         print(f"{name:<12}{elapsed:7.2f} s  {count / elapsed:>12,.0f} strings/s")
-    print(f"{'all three':<12}{total:7.2f} s  {count / total:>12,.0f} strings/s  ({count:,} strings)")
+    print(f"{'all three':<12}{total:7.2f} s  {count / total:>12,.0f} strings/s  "
+          f"({count:,} strings)")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--strings", type=int, default=1_000_000, help="strings to time (default 1M)")
+    parser.add_argument("--strings", type=int, default=1_000_000,
+                        help="how many strings to time (default 1,000,000)")
     args = parser.parse_args()
     rows = load_corpus()
     print(f"rule_shape on {CORPUS.relative_to(ROOT)} ({len(rows)} lines)\n")

@@ -206,7 +206,9 @@ def main() -> None:
 
 def _register() -> None:
     from .cli_actions import register
+    from .importers.cli import import_app
     register(app)
+    app.add_typer(import_app, name="import", help="Import a store of another memory system.")
 
 
 _register()

@@ -11,10 +11,18 @@ Three questions asked of every string inside a memory value:
 
 Every matcher runs on ``normalize(text)``: NFKC, with invisible format
 characters removed, so full-width letters and zero-width splits do not hide an
-instruction. The rules are layered regular expressions, each explained where it
-is defined; a rule is only tried when the string holds one of the words it
-needs, which keeps a million short values to a few seconds. This module is
-plain stdlib: no Textual, no Rich, no DuckDB.
+instruction. rule_shape is layered: fake system voices (authority), dropping the
+standing instructions (override), sending secrets or bulk data out
+(exfiltration), swapping a tool or endpoint (tool_redirection), pointing a
+subject's data elsewhere (record_redirection), standing orders (persistent_rule:
+"always / from now on / whenever …" with a verb only an agent is told), and, when
+nothing matches, the same rules over the text with one disguise undone (base64,
+hex, rot13, leetspeak, spacing, look-alike letters … : obfuscation). It is a
+gate for human review, not a verdict: a phrasing no rule knows gets through.
+
+A rule is only tried when the string holds one of the words it needs, so most
+values meet no regex at all: a million short values take about 15 s for all
+three detectors (bench/detector_report.py). Plain stdlib: no Textual, Rich or DuckDB.
 """
 
 from __future__ import annotations
@@ -193,8 +201,8 @@ DROP = (r"(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|overlook|neglect|o
         r"cease following)")
 
 # Where data can be sent to leave the house.
-HOST = (r"\b[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,6}\.(?:com|net|org|io|co|ru|cn|xyz|info|biz|example|"
-        r"dev|app|me|site|top|tk|uk|de|fr|cc|ws|onion|local|internal)\b")
+HOST = (r"\b[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,6}\.(?:com|net|org|io|co|ru|cn|xyz|info|"
+        r"biz|example|dev|app|me|site|top|tk|uk|de|fr|cc|ws|onion|local|internal)\b")
 URL = r"\b[a-z][a-z0-9+.-]{1,9}://\S+"
 EMAIL = r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}"
 IP = r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"
@@ -909,6 +917,8 @@ DECODERS: list[tuple[str, Callable[[str], str]]] = [
 def _disguises(text: str, words: set[str]) -> set[str]:
     """Which decoders could apply, judged by C-speed tests; the rest never run."""
     hints = {name for name, cue in _CUE_WORDS.items() if not cue.isdisjoint(words)}
+    if "rot" in hints and not _ROTATION.search(text):   # "night shift" is no cipher
+        hints.discard("rot")
     if not text.isascii():
         hints.add("homoglyphs")
     hints.update(name for name, mark in _CUE_MARKS if mark in text)
@@ -925,6 +935,7 @@ def _disguises(text: str, words: set[str]) -> set[str]:
     return hints
 
 
+_ROTATION = re.compile(r"\brot[- _]?\d+\b|\bcaesar\b|\bshift(?:ed)? (?:of |by )?\d+", re.I)
 _CUE_WORDS = {"rot": frozenset("rot rot13 rot_13 caesar shift shifted".split()),
               "reversed": frozenset("backwards backward reversed reverse".split())}
 _CUE_MARKS = [("percent", "%"), ("entities", "&"), ("escapes", "\\")]
@@ -956,26 +967,28 @@ def _decoded_rule_of(decoded: str, how: str) -> Finding | None:
 
 # ---------------------------------------------------------------- secret
 
-# Each credential format: (category, cheap substring that must be present, pattern).
+# Each credential format: (category, substrings one of which must be present, pattern).
 # The substring test is C-speed and skips the regex for almost every string.
-SECRET_FORMATS: list[tuple[str, str, re.Pattern]] = [
-    ("private_key", "-----begin", re.compile(
+SECRET_FORMATS: list[tuple[str, tuple[str, ...], re.Pattern]] = [
+    ("private_key", ("-----begin",), re.compile(
         r"-----BEGIN (?:RSA |DSA |EC |OPENSSH |PGP |ENCRYPTED |SSH2 )?PRIVATE KEY"
         r"(?: BLOCK)?-----")),
-    ("aws_access_key", "a", re.compile(
+    ("aws_access_key", ("akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"),
+     re.compile(
         r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b")),
-    ("github_token", "gh", re.compile(
+    ("github_token", ("gh",), re.compile(
         r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b")),
-    ("slack_token", "xox", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("slack_webhook", "hooks.slack.com", re.compile(
+    ("slack_token", ("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("slack_webhook", ("hooks.slack.com",), re.compile(
         r"hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]+")),
-    ("anthropic_key", "sk-ant-", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("openai_key", "sk-", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
-    ("stripe_key", "_live_", re.compile(r"\b(?:sk|rk)_live_[0-9A-Za-z]{16,}")),
-    ("stripe_key", "_test_", re.compile(r"\b(?:sk|rk)_test_[0-9A-Za-z]{16,}")),
-    ("google_api_key", "aiza", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("jwt", "eyj", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("password_in_url", "://", re.compile(
+    ("anthropic_key", ("sk-ant-",), re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    ("openai_key", ("sk-",), re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("stripe_key", ("_live_", "_test_"), re.compile(
+        r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}")),
+    ("google_api_key", ("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("jwt", ("eyj",), re.compile(
+        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("password_in_url", ("://",), re.compile(
         r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s@/]+)@[^\s/]+", re.I)),
 ]
 
@@ -983,8 +996,9 @@ SECRET_FORMATS: list[tuple[str, str, re.Pattern]] = [
 # colon or "is" only when the value looks like one (a digit or symbol in it), so
 # "password: reset requested" stays prose.
 _PASSWORD = re.compile(
-    r"\b(?:pass(?:word|wd|phrase)?|pwd|pin)\b\s*(?:=\s*(?P<assigned>[^\s,;&'\"]+)|"
-    r"(?::|\bis\b)\s*['\"]?(?P<stated>(?=\S*[\d!@#$%^&*_+=?])[^\s,;'\"]{4,}))", re.I)
+    r"\b(?:pass(?:word|wd|phrase)?|pwd|pin)\s*=\s*(?P<assigned>[^\s,;&'\"]+)|"
+    r"\b(?:pass(?:word|wd|phrase)|pwd|pin(?: code)?)\s*(?::|\bis\b)\s*['\"]?"
+    r"(?P<stated>(?=\S*[\d!@#$%^&*_+=?])[^\s,;'\"]{4,})", re.I)
 _PLACEHOLDER = re.compile(r"^(?:\*+|x+|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\w+%|none|null|"
                           r"redacted|changeme|\.\.\.|…)$", re.I)
 # A long random token after a key-like name ("api_key=…", "token: …", "secret …").
@@ -994,22 +1008,25 @@ _KEYED = re.compile(
     r"credentials?)\b['\"]?\s*(?:[:=]|\bis\b)?\s*['\"]?(?:bearer\s+)?"
     r"(?P<value>[A-Za-z0-9+/_.~=-]{16,})",
     re.I)
-_SECRET_HINTS = ("pass", "pwd", "pin", "key", "secret", "token", "auth", "bearer", "credential")
+_NAME_HINTS = ("pass", "pwd", "pin", "key", "secret", "token", "auth", "bearer", "credential")
+# One scan of the lower-cased text for every hint (case-blind alternation is several
+# times slower): most strings hold none and are done after it.
+_ANY_HINT = re.compile("|".join(re.escape(hint) for hint in sorted(
+    {hint for _, hints, _ in SECRET_FORMATS for hint in hints} | set(_NAME_HINTS))))
 
 
 def secret(text: str) -> Finding | None:
     """The first credential in the text, its value masked in the excerpt."""
     text = normalize(text)
     lower = text.lower()
-    for category, hint, pattern in SECRET_FORMATS:
-        if hint in lower:
-            match = pattern.search(text)
-            if match:   # a key's armour header is not the secret: show it whole
-                shown = match.group(0) if category == "private_key" else _masked(match)
-                return Finding("secret", category, shown)
-    if any(hint in lower for hint in _SECRET_HINTS):
-        return _password(text) or _keyed_token(text)
-    return None
+    if not _ANY_HINT.search(lower):
+        return None
+    for category, hints, pattern in SECRET_FORMATS:
+        match = pattern.search(text) if any(hint in lower for hint in hints) else None
+        if match:   # a key's armour header is not the secret: show it whole
+            shown = match.group(0) if category == "private_key" else _masked(match)
+            return Finding("secret", category, shown)
+    return _password(text) or _keyed_token(text)
 
 
 def _password(text: str) -> Finding | None:
@@ -1062,10 +1079,10 @@ _PHONE = re.compile(
 # A national number (020 7946 0958) only where the text says it is a phone.
 _NATIONAL = re.compile(r"\b(?:tel|phone|mobile|cell|call|ring|fax|whatsapp|landline)\b[.:]?\s*"
                        r"(?P<number>0\d{2,4}[ -]?\d{3,4}[ -]?\d{3,4})(?![\w.-]*\d)", re.I)
-# Words that make a number an identifier rather than a phone.
+# Words just before a number that make it an identifier rather than a phone.
 _ID_CONTEXT = re.compile(
-    r"(?:order|invoice|ref(?:erence)?|id|no\.?|number|#|ticket|case|acct|account|sku|part|"
-    r"serial|tracking|po|isbn|version|v)\s*[:#]?\s*$", re.I)
+    r"\b(?:order|invoice|ref(?:erence)?|id|no\.?|#|ticket|case|acct|account|sku|part|serial|"
+    r"tracking|po|isbn|version|v)\s*[:#]?\s*$|#\s*$", re.I)
 
 
 def pii(text: str) -> list[Finding]:
@@ -1088,7 +1105,11 @@ def _is_phone(match: re.Match, text: str) -> bool:
     digits = sum(ch.isdigit() for ch in match.group(0))
     if not 10 <= digits <= 15 and not (match.group(0).startswith("+") and digits >= 8):
         return False
-    return not _ID_CONTEXT.search(text[max(0, match.start() - 12):match.start()])
+    before = text[max(0, match.start() - 24):match.start()]
+    return not _ID_CONTEXT.search(before) or bool(_PHONE_WORD.search(before))
+
+
+_PHONE_WORD = re.compile(r"\b(?:tel|phone|mobile|cell|call|fax)\b", re.I)
 
 
 # ---------------------------------------------------------------- scan_value

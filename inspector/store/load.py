@@ -187,8 +187,7 @@ class Store:
             st = os.stat(self.paths.log)
             before = self.state.seq
             if st.st_ino != self.state.inode or st.st_size < self.state.offset:
-                self._reset()
-                self._load_all()
+                self.reload()
                 return self.state.seq - before
             tail = read_tail(self.paths.log, self.state.offset)
             if tail.end > self.state.offset:
@@ -197,6 +196,12 @@ class Store:
                 self._take_staged()
             self._finish(tail)
             return self.state.seq - before
+
+    def reload(self) -> None:
+        """Drop what was loaded and load the whole log again."""
+        with self.lock:
+            self._reset()
+            self._load_all()
 
     def _reset(self) -> None:
         for table in ("versions", "entries", "edges", "known_ids"):

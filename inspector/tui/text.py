@@ -200,7 +200,11 @@ def _json_piece(token: str) -> tuple[str, str]:
         return token, _ATOM
     if token.startswith("\\"):
         return token, _ESCAPE
-    return f"\\u{ord(token):04x}", _ESCAPE
+    code = ord(token)
+    if code > 0xFFFF:  # JSON spells an astral code point as a UTF-16 surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}", _ESCAPE
+    return f"\\u{code:04x}", _ESCAPE
 
 
 def safe_json(value: Any, *, one_line: bool = False, max_chars: int | None = None) -> Text:

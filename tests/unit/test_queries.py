@@ -37,6 +37,12 @@ def test_every_query_file_runs_on_a_sample_store(sample, tmp_path):
     store.con.execute(queries.sql("audit_counts"))
     store.con.execute(queries.sql("suppressed_subjects"))
     store.con.execute(queries.sql("unsupported_among"), {"tk": spec.moment.tk, "ids": ["M4"]})
+    from inspector.store.actions import Request, apply, make_plan
+    from inspector.store.erasure import EraseRequest, apply_erasure, plan_erasure
+    apply(store, make_plan(store, Request("quarantine", "r", "alice", ("M1",))))
+    apply(store, make_plan(store, Request("release", "r", "alice", ("M1",), cascade=True)))
+    make_plan(store, Request("quarantine", "r", "alice", principal="agent:427"))
+    apply_erasure(store, plan_erasure(store, EraseRequest("INC-1", "dana", subject="repo:svc")))
     scoped = Store(sample("multi-tenant"), scope="tenant:acme", warn=False)
     assert scoped.con.execute("SELECT count(*) FROM entries").fetchone() == (5,)
     missing = set(queries.names()) - queries.used
