@@ -167,6 +167,23 @@ def lineage(store: Path, memory_id: str = typer.Argument(..., metavar="ID"), as_
 
 
 @app.command()
+def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEV",
+                                                          help="Exit 1 when a finding at or above SEV (low, medium, high) exists."),
+         as_json: bool = JSON, scope: Optional[str] = SCOPE):
+    """Findings: planted instructions, credentials, scope leaks, echoes, cycles, personal data."""
+    def go():
+        from .store import scan as scan_mod
+        if fail_on is not None and fail_on not in ("low", "medium", "high"):
+            raise BadInput(f"--fail-on must be low, medium or high, not {fail_on!r}")
+        findings = scan_mod.scan(open_store(store, scope))
+        doc = {"findings": [f.as_json() for f in findings]}
+        output.print_json(doc) if as_json else output.print_findings(doc)
+        if fail_on and scan_mod.at_or_above(findings, fail_on):
+            raise typer.Exit(1)
+    run(go)
+
+
+@app.command()
 def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Check every digest and link of the chain."),
           expect_head: Optional[str] = typer.Option(None, "--expect-head", metavar="SEQ:HASH",
                                                     help="Check that the line at SEQ still has HASH."),

@@ -62,7 +62,7 @@ def cell(value: Any, max_chars: int | None = None) -> Text:
 
 
 # Widest a column may grow; VALUE (and any column not named) takes what is left.
-COLUMN_WIDTHS = {"ID": 10, "ENTITY": 16, "ATTRIBUTE": 18, "SCOPE": 24, "MARK": 4, "SOURCE": 24,
+COLUMN_WIDTHS = {"SEVERITY": 8, "RULE": 26, "ID": 10, "ENTITY": 16, "ATTRIBUTE": 18, "SCOPE": 24, "MARK": 4, "SOURCE": 24,
                  "HELD BECAUSE": 20, "MARKER": 19, "SEQ": 8, "AT": 24, "OP": 10, "ACTOR": 18,
                  "RIVAL": 10, "REASON": 22}
 
@@ -271,3 +271,14 @@ def print_certificate(doc: dict) -> None:
     out.print(Text(f"  head before    {cert['head_before']}"))
     if cert["head_after"]:
         out.print(Text(f"  head after     {cert['head_after']}"))
+
+
+SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "dim"}
+
+
+def print_findings(doc: dict) -> None:
+    out = console()
+    rows = [[Text(f["severity"], style=SEVERITY_STYLE[f["severity"]]), Text(f["rule"]),
+             cell(f["memory_id"], 12), cell(f["message"], 200)] for f in doc["findings"]]
+    out.print(table(["SEVERITY", "RULE", "ID", "MESSAGE"], rows))
+    out.print(Text(plural(len(rows), "finding"), style="dim"))

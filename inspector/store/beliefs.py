@@ -50,14 +50,19 @@ def materialize(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
     """Build `judged` and `beliefs` for the view in one transaction; return the row count."""
     con.execute("BEGIN")
     try:
-        con.execute(sql("judged_materialize"), {"tk": spec.moment.tk})
-        con.execute(sql("beliefs_materialize"), {
-            "tk": spec.moment.tk, "tv": spec.moment.tv, "ctx": spec.context})
+        count = materialize_in_transaction(con, spec)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return con.execute("SELECT count(*) FROM beliefs").fetchone()[0]
+    return count
+
+
+def materialize_in_transaction(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
+    con.execute(sql("judged_materialize"), {"tk": spec.moment.tk})
+    con.execute(sql("beliefs_materialize"), {
+        "tk": spec.moment.tk, "tv": spec.moment.tv, "ctx": spec.context})
+    return con.execute(sql("beliefs_count")).fetchone()[0]
 
 
 def _rows(cursor) -> list[dict]:

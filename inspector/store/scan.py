@@ -1,0 +1,157 @@
+"""`scan` (DESIGN §7a): deterministic findings over the loaded store, each with a rule id,
+a severity and a message a person can act on. Set-shaped rules are SQL; only the text
+detectors (instructions, credentials, personal data) run in Python."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Callable
+
+from . import beliefs, detect, gate, lineage
+from .load import Store
+from .model import SEVERITIES, now_utc
+from .queries import sql
+
+RULES = {
+    "poison.rule_from_untrusted": "high", "secret.value": "high", "scope.leak": "high",
+    "summary.unsupported": "medium", "echo.single_source": "medium", "lineage.cycle": "medium",
+    "lineage.dangling": "medium", "belief.contested": "medium", "pii.no_subject": "medium",
+    "validity.expired_active": "low",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    memory_id: str
+    message: str
+
+    @property
+    def severity(self) -> str:
+        return RULES[self.rule]
+
+    def as_json(self) -> dict:
+        return {"rule": self.rule, "severity": self.severity, "memory_id": self.memory_id,
+                "message": self.message}
+
+
+class Cancelled(Exception):
+    """The scan was stopped by its caller."""
+
+
+Progress = Callable[[float, str], None]
+
+
+def _ids(ids) -> str:
+    ids = list(ids)
+    return ", ".join(ids[:-1]) + f" and {ids[-1]}" if len(ids) > 1 else ids[0]
+
+
+def _scope_leaks(store: Store) -> list[Finding]:
+    return [Finding("scope.leak", m, f"{m} (scope {scope!r}) cites {_ids(cited)}, which its scope "
+                                     "cannot see: knowledge crossed a scope boundary")
+            for m, cited, scope in store.con.execute(sql("scan_scope_leak")).fetchall()]
+
+
+def _unsupported(store: Store) -> list[Finding]:
+    rows = store.con.execute(sql("scan_unsupported"), {"tk": now_utc()}).fetchall()
+    return [Finding("summary.unsupported", m, f"{m} is an active summary that what it cites "
+                                              f"({_ids(cites) if cites else 'nothing'}) does not support; "
+                                              "it is never believed")
+            for m, cites in rows]
+
+
+def _echoes(store: Store) -> list[Finding]:
+    return [Finding("echo.single_source", m, f"{m} cites {_ids(cited)}, which trace to one source: {src}")
+            for m, src, cited in store.con.execute(sql("scan_echo")).fetchall()]
+
+
+def _dangling(store: Store) -> list[Finding]:
+    return [Finding("lineage.dangling", m, f"{m} cites {_ids(missing)}, which no entry has")
+            for m, missing in store.con.execute(sql("scan_dangling")).fetchall()]
+
+
+def _cycles(store: Store) -> list[Finding]:
+    store.con.execute(sql("cycle_core_init"))
+    while store.con.execute(sql("cycle_core_prune")).fetchone()[0]:
+        pass
+    found = lineage.cycles(store.con.execute(sql("cycle_core_edges")).fetchall())
+    return [Finding("lineage.cycle", member, f"{member} rests on itself through {_ids(cycle)}")
+            for cycle in found for member in cycle]
+
+
+def _expired(store: Store) -> list[Finding]:
+    return [Finding("validity.expired_active", m, f"{m} expired at {at:%Y-%m-%dT%H:%M:%SZ} and is "
+                                                  "still active: `inspector expire STORE --due`")
+            for m, at in store.con.execute(sql("scan_expired"), {"now": now_utc()}).fetchall()]
+
+
+def _contested(store: Store) -> list[Finding]:
+    with store.scratch():
+        beliefs.materialize_in_transaction(store.con, beliefs.ViewSpec(None, beliefs.Moment.resolve()))
+        rows = store.con.execute(sql("scan_contested")).fetchall()
+    return [Finding("belief.contested", m, f"{m}, the belief for {entity} · {attribute} in "
+                                           f"{scope or 'the global scope'!r}, is contested by "
+                                           f"{_ids(others)} (same authority and scope, another value)")
+            for m, scope, entity, attribute, others in rows]
+
+
+def _text(store: Store, progress: Progress | None, cancelled: Callable[[], bool] | None) -> list[Finding]:
+    rows = store.con.execute(sql("scan_text_entries")).fetchall()
+    found: list[Finding] = []
+    for n, (m, status, source, scope, layer, subject, sensitivity, value) in enumerate(rows):
+        if n % 2000 == 0:
+            if cancelled and cancelled():
+                raise Cancelled()
+            if progress:
+                progress(0.5 + 0.5 * n / max(1, len(rows)), "reading values")
+        entry = {"source": source, "scope": scope, "layer": layer, "value": json.loads(value) if value else None}
+        found.extend(_text_findings(m, status, entry, subject, sensitivity))
+    return found
+
+
+def _text_findings(m: str, status: str, entry: dict, subject, sensitivity) -> list[Finding]:
+    out = []
+    if status == "active" and not gate.is_trusted(entry):
+        hit = gate.rule_finding(entry)
+        if hit or entry["layer"] == "procedural":
+            why = f"{hit.category}: {hit.excerpt!r}" if hit else "a procedural entry"
+            out.append(Finding("poison.rule_from_untrusted", m, f"{m} is an instruction to the agent "
+                                                                f"({why}) from untrusted {entry['source']}"))
+    if status in ("active", "held"):
+        hit = gate.secret_finding(entry)
+        if hit:
+            out.append(Finding("secret.value", m, f"{m}'s value looks like a credential ({hit.category}: "
+                                                  f"{hit.excerpt}); rotate it and erase the entry"))
+    if subject is None and status != "erased":
+        kinds = sorted({f.category for t in detect.texts_of(entry["value"]) for f in detect.pii(t)})
+        if sensitivity == "pii" or kinds:
+            what = ", ".join(kinds) if kinds else "sensitivity pii"
+            out.append(Finding("pii.no_subject", m, f"{m} holds personal data ({what}) but no subject: "
+                                                    "erasure by subject would miss it"))
+    return out
+
+
+SQL_RULES = (_scope_leaks, _unsupported, _echoes, _cycles, _dangling, _contested, _expired)
+
+
+def scan(store: Store, progress: Progress | None = None,
+         cancelled: Callable[[], bool] | None = None) -> list[Finding]:
+    """Every finding, highest severity first, then by rule and id."""
+    found: list[Finding] = []
+    with store.lock:
+        for i, rule in enumerate(SQL_RULES):
+            if cancelled and cancelled():
+                raise Cancelled()
+            if progress:
+                progress(0.5 * i / len(SQL_RULES), rule.__name__.strip("_").replace("_", " "))
+            found.extend(rule(store))
+        found.extend(_text(store, progress, cancelled))
+    order = {s: i for i, s in enumerate(reversed(SEVERITIES))}
+    return sorted(set(found), key=lambda f: (order[f.severity], f.rule, f.memory_id, f.message))
+
+
+def at_or_above(findings: list[Finding], severity: str) -> list[Finding]:
+    floor = SEVERITIES.index(severity)
+    return [f for f in findings if SEVERITIES.index(f.severity) >= floor]

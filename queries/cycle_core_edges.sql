@@ -1,0 +1,1 @@
+SELECT src, dst FROM cycle_core ORDER BY src, dst
