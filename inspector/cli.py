@@ -207,6 +207,23 @@ def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Chec
     run(go)
 
 
+@app.command("open")
+def open_tui(store: Path, scope: Optional[str] = SCOPE,
+             operator: Optional[str] = typer.Option(None, "--operator", help="Who acts (else $INSPECTOR_OPERATOR, else login)."),
+             read_only: bool = typer.Option(False, "--read-only", help="Look only: no curation actions.")):
+    """The TUI: beliefs, review queue, conflicts, quarantine, findings, audit, erasure."""
+    def go():
+        from .cli_actions import operator_name
+        store_paths(store)
+        from .tui.app import InspectorApp
+        from .tui.session import Session
+        app_ = InspectorApp(Session(store, scope=scope, operator=operator_name(operator), read_only=read_only))
+        app_.run()
+        if app_.return_code:
+            raise typer.Exit(app_.return_code)
+    run(go)
+
+
 def audit_summary(store: Store) -> dict:
     """Counts and head from a structural load; the chain itself is not checked (ok: null)."""
     counts = store.con.execute(

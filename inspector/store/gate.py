@@ -1,6 +1,6 @@
 """The write gate (DESIGN §2.3): which new entries and updates are held for review, and why.
 
-Text checks use the detectors in detect.py; whether a summary would be supported is asked
+Text checks use the detectors in the detect package; whether a summary would be supported is asked
 of the belief rule itself (Store.what_if + support_at), so the gate and the rule cannot drift.
 """
 

@@ -1,4 +1,4 @@
-"""The detectors (inspector/store/detect.py): rule-shaped text, secrets, personal data.
+"""The detectors (inspector/store/detect/): rule-shaped text, secrets, personal data.
 
 The corpus tests at the bottom are the contract of DESIGN §7a: on the frozen labelled
 corpus, recall of at least 0.9 on override, authority, persistent_rule and exfiltration,

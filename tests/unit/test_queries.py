@@ -43,6 +43,21 @@ def test_every_query_file_runs_on_a_sample_store(sample, tmp_path):
     apply(store, make_plan(store, Request("release", "r", "alice", ("M1",), cascade=True)))
     make_plan(store, Request("quarantine", "r", "alice", principal="agent:427"))
     apply_erasure(store, plan_erasure(store, EraseRequest("INC-1", "dana", subject="repo:svc")))
+    from inspector.store.scan import scan
+    scan(store)
+    from inspector.tui.session import Session
+    for scope in (None, "tenant:acme"):
+        session = Session(sample("multi-tenant"), scope=scope)
+        session.open()
+        session.rebuild_view()
+        session.refilter("alice")
+        for source in (session.belief_source(), session.held_source(), session.quarantine_source(),
+                       session.conflict_source(), session.log_source()):
+            source.fetch(0, source.count())
+        session.visible("beliefs", ["T1"])
+        session.find_belief("T1", "tenant:acme/user:alice")
+        session.counts()
+        session.detail("T4", None)
     scoped = Store(sample("multi-tenant"), scope="tenant:acme", warn=False)
     assert scoped.con.execute("SELECT count(*) FROM entries").fetchone() == (5,)
     missing = set(queries.names()) - queries.used

@@ -1,0 +1,182 @@
+"""The obfuscation decoders: each undoes one disguise (base64, hex, spacing, split
+words, leetspeak, Morse, escapes, reversal, percent-encoding, HTML entities,
+binary, look-alike letters, letter rotation, tag characters), each cheaply refused
+when it cannot apply; ``_disguises`` picks, by C-speed tests, the few worth running."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import html
+import re
+import urllib.parse
+from collections.abc import Callable
+
+
+def _tag_smuggled(text: str) -> str:
+    """ASCII hidden in Unicode tag characters (invisible; a flag emoji uses a few)."""
+    if text.isascii():
+        return ""
+    return "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
+
+
+_B64_TOKEN = re.compile(r"(?<![\w+/=])[A-Za-z0-9+/_-]{16,}={0,2}(?![\w+/=])")
+_HEX_TOKEN = re.compile(r"\b(?:[0-9a-f]{2}){8,}\b", re.I)
+_SPACED = re.compile(r"\b(?:\w {1,3}){5,}\w\b")
+_LETTER_RUN = re.compile(r"\b(?:\w[.\-_*·]){2,}\w\b")
+_SEPARATOR = re.compile(r"[.\-_*·]")
+_HYPHEN_SPLIT = re.compile(r"(?<=[a-z])-(?=[a-z])", re.I)
+_LEET = re.compile(r"[a-z][013457@$]+[a-z]", re.I)   # a digit between letters: "1gn0r3"
+_LEET_MAP = str.maketrans("0134578@$", "oieastbas")
+_MORSE = re.compile(r"(?:[.-]{1,6}(?: {1,3}|$)){4,}")
+_WIDE_GAP = re.compile(r" {2,}")
+_MORSE_CODE = dict(zip(
+    ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- "
+    ".-- -..- -.-- --..".split(), "abcdefghijklmnopqrstuvwxyz"))
+_BINARY = re.compile(r"\b[01]{8}(?:\s+[01]{8}){3,}\b")
+
+
+def _confusables() -> dict[int, str]:
+    pairs = ("аa еe оo рp сc уy хx іi јj ѕs ԁd һh ӏl ɡg οo αa εe ιi κk νv ρp τt υu χx "
+             "АA ВB ЕE КK МM НH ОO РP СC ТT ХX ІI ЈJ ЅS ΑA ΒB ΕE ΗH ΙI ΚK ΜM ΝN ΟO ΡP ΤT ΧX "
+             "ᴀa ʙb ᴄc ᴅd ᴇe ꜰf ɢg ʜh ɪi ᴊj ᴋk ʟl ᴍm ɴn ᴏo ᴘp ʀr ꜱs ᴛt ᴜu ᴠv ᴡw ʏy ᴢz")
+    table = {ord(pair[0]): pair[1] for pair in pairs.split()}
+    for first in (0x1F130, 0x1F150, 0x1F170, 0x1F1E6):   # squared, circled, negative, flags
+        table.update({first + i: chr(97 + i) for i in range(26)})
+    return table
+
+
+_CONFUSABLES = _confusables()
+_ESCAPES = re.compile(r"\\u[0-9a-f]{4}|\\x[0-9a-f]{2}", re.I)
+
+
+def _printable(raw: bytes) -> str:
+    """The bytes as text if they read as text (mostly printable ASCII), else ''."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    good = sum(ch.isprintable() or ch in "\n\t" for ch in text)
+    return text if text and good / len(text) > 0.9 and re.search(r"[a-z]{3}", text, re.I) else ""
+
+
+def _from_base64(text: str) -> str:
+    pieces = []
+    for token in _B64_TOKEN.findall(text):
+        token = token.replace("-", "+").replace("_", "/")
+        try:
+            pieces.append(_printable(base64.b64decode(token + "=" * (-len(token) % 4))))
+        except (binascii.Error, ValueError):
+            continue
+    return " ".join(p for p in pieces if p)
+
+
+def _from_hex(text: str) -> str:
+    return " ".join(_printable(bytes.fromhex(t)) for t in _HEX_TOKEN.findall(text)).strip()
+
+
+def _from_spacing(text: str) -> str:
+    """'i g n o r e   a l l' -> 'ignore all': a wide gap is a word gap."""
+    found = _SPACED.findall(text)
+    return " ".join(re.sub(r" {2,}", "\0", f).replace(" ", "").replace("\0", " ") for f in found)
+
+
+def _from_separators(text: str) -> str:
+    """'Ig-nore', 'i.g.n.o.r.e': hyphens inside words and dots between letters dropped
+    (three split words at least: "well-known" is spelling, not a disguise)."""
+    joined = _LETTER_RUN.sub(lambda m: _SEPARATOR.sub("", m.group(0)), text)
+    if len(_HYPHEN_SPLIT.findall(joined)) >= 3:
+        joined = _HYPHEN_SPLIT.sub("", joined)
+    return joined if joined != text else ""
+
+
+def _from_leet(text: str) -> str:
+    return text.translate(_LEET_MAP)
+
+
+def _from_morse(text: str) -> str:
+    runs = _MORSE.findall(text)
+    return " ".join("".join(_MORSE_CODE.get(ch, "") for ch in word.split(" "))
+                    for run in runs for word in _WIDE_GAP.split(run.strip()))
+
+
+def _from_escapes(text: str) -> str:
+    return _ESCAPES.sub(lambda m: chr(int(m.group(0)[2:], 16)), text)
+
+
+def _from_percent(text: str) -> str:
+    return urllib.parse.unquote(text)
+
+
+def _from_entities(text: str) -> str:
+    return html.unescape(text)
+
+
+def _from_binary(text: str) -> str:
+    return " ".join(_printable(bytes(int(b, 2) for b in run.split()))
+                    for run in _BINARY.findall(text)).strip()
+
+
+def _from_homoglyphs(text: str) -> str:
+    """Cyrillic, Greek, small-capital and boxed letters that look Latin, mapped to it."""
+    latin = text.translate(_CONFUSABLES)
+    return latin if latin != text else ""
+
+
+def _reversed(text: str) -> str:
+    return text[::-1]
+
+
+def _rotated(text: str) -> list[str]:
+    """rot13 when named, else every Caesar shift (only tried when the text speaks of one)."""
+    if _ROT13.search(text):
+        return [codecs.decode(text, "rot13")]
+    return [_shift(text, k) for k in range(1, 26)]
+
+
+_ROT13 = re.compile(r"\brot-? ?13\b", re.I)
+
+
+def _shift(text: str, k: int) -> str:
+    table = str.maketrans(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "".join(chr((i + k) % 26 + 97) for i in range(26)) +
+        "".join(chr((i + k) % 26 + 65) for i in range(26)))
+    return text.translate(table)
+
+
+DECODERS: list[tuple[str, Callable[[str], str]]] = [
+    ("base64", _from_base64), ("hex", _from_hex), ("spaced", _from_spacing),
+    ("split", _from_separators), ("leet", _from_leet), ("morse", _from_morse),
+    ("escapes", _from_escapes),
+    ("reversed", _reversed), ("percent", _from_percent), ("entities", _from_entities),
+    ("binary", _from_binary), ("homoglyphs", _from_homoglyphs),
+]
+
+
+def _disguises(text: str, words: set[str]) -> set[str]:
+    """Which decoders could apply, judged by C-speed tests; the rest never run."""
+    hints = {name for name, cue in _CUE_WORDS.items() if not cue.isdisjoint(words)}
+    if "rot" in hints and not _ROTATION.search(text):   # "night shift" is no cipher
+        hints.discard("rot")
+    if not text.isascii():
+        hints.add("homoglyphs")
+    hints.update(name for name, mark in _CUE_MARKS if mark in text)
+    if words and max(map(len, words)) >= 12:
+        hints.update(("base64", "hex"))
+    if text.count("-") >= 3 or text.count(".") >= 4:
+        hints.update(("split", "morse"))
+    if len(text) >= 12 and text.count(" ") * 3 >= len(text):   # "i g n o r e"
+        hints.add("spaced")
+    if _LEET.search(text):
+        hints.add("leet")
+    if text.count("0") + text.count("1") >= 32:
+        hints.add("binary")
+    return hints
+
+
+_ROTATION = re.compile(r"\brot[- _]?\d+\b|\bcaesar\b|\bshift(?:ed)? (?:of |by )?\d+", re.I)
+_CUE_WORDS = {"rot": frozenset("rot rot13 rot_13 caesar shift shifted".split()),
+              "reversed": frozenset("backwards backward reversed reverse".split())}
+_CUE_MARKS = [("percent", "%"), ("entities", "&"), ("escapes", "\\")]

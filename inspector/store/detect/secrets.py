@@ -1,0 +1,105 @@
+"""secret: the first credential in a string (known key and token formats, passwords,
+long random tokens after a key-like name), its value masked so a report never
+re-leaks it."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .text import Finding, _excerpt, normalize
+
+# Each credential format: (category, substrings one of which must be present, pattern).
+# The substring test is C-speed and skips the regex for almost every string.
+SECRET_FORMATS: list[tuple[str, tuple[str, ...], re.Pattern]] = [
+    ("private_key", ("-----begin",), re.compile(
+        r"-----BEGIN (?:RSA |DSA |EC |OPENSSH |PGP |ENCRYPTED |SSH2 )?PRIVATE KEY"
+        r"(?: BLOCK)?-----")),
+    ("aws_access_key", ("akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"),
+     re.compile(
+        r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b")),
+    ("github_token", ("gh",), re.compile(
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b")),
+    ("slack_token", ("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("slack_webhook", ("hooks.slack.com",), re.compile(
+        r"hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]+")),
+    ("anthropic_key", ("sk-ant-",), re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    ("openai_key", ("sk-",), re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("stripe_key", ("_live_", "_test_"), re.compile(
+        r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}")),
+    ("google_api_key", ("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("jwt", ("eyj",), re.compile(
+        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("password_in_url", ("://",), re.compile(
+        r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s@/]+)@[^\s/]+", re.I)),
+]
+
+# A value after a password-like name counts however short ("password=hunter2"); a
+# colon or "is" only when the value looks like one (a digit or symbol in it), so
+# "password: reset requested" stays prose.
+_PASSWORD = re.compile(
+    r"\b(?:pass(?:word|wd|phrase)?|pwd|pin)\s*=\s*(?P<assigned>[^\s,;&'\"]+)|"
+    r"\b(?:pass(?:word|wd|phrase)|pwd|pin(?: code)?)\s*(?::|\bis\b)\s*['\"]?"
+    r"(?P<stated>(?=\S*[\d!@#$%^&*_+=?])[^\s,;'\"]{4,})", re.I)
+_PLACEHOLDER = re.compile(r"^(?:\*+|x+|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\w+%|none|null|"
+                          r"redacted|changeme|\.\.\.|…)$", re.I)
+# A long random token after a key-like name ("api_key=…", "token: …", "secret …").
+_KEYED = re.compile(
+    r"\b(?:api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret(?:[_-]?key)?|client[_-]?secret|"
+    r"auth(?:[_-]?token)?|token|bearer|private[_-]?key|session[_-]?(?:id|key|token)|"
+    r"credentials?)\b['\"]?\s*(?:[:=]|\bis\b)?\s*['\"]?(?:bearer\s+)?"
+    r"(?P<value>[A-Za-z0-9+/_.~=-]{16,})",
+    re.I)
+_NAME_HINTS = ("pass", "pwd", "pin", "key", "secret", "token", "auth", "bearer", "credential")
+# One scan of the lower-cased text for every hint (case-blind alternation is several
+# times slower): most strings hold none and are done after it.
+_ANY_HINT = re.compile("|".join(re.escape(hint) for hint in sorted(
+    {hint for _, hints, _ in SECRET_FORMATS for hint in hints} | set(_NAME_HINTS))))
+
+
+def secret(text: str) -> Finding | None:
+    """The first credential in the text, its value masked in the excerpt."""
+    text = normalize(text)
+    lower = text.lower()
+    if not _ANY_HINT.search(lower):
+        return None
+    for category, hints, pattern in SECRET_FORMATS:
+        match = pattern.search(text) if any(hint in lower for hint in hints) else None
+        if match:   # a key's armour header is not the secret: show it whole
+            shown = match.group(0) if category == "private_key" else _masked(match)
+            return Finding("secret", category, shown)
+    return _password(text) or _keyed_token(text)
+
+
+def _password(text: str) -> Finding | None:
+    for match in _PASSWORD.finditer(text):
+        value = match.group("assigned") or match.group("stated")
+        if value and not _PLACEHOLDER.match(value):
+            return Finding("secret", "password", _masked(match, value))
+    return None
+
+
+def _keyed_token(text: str) -> Finding | None:
+    for match in _KEYED.finditer(text):
+        if _looks_random(match.group("value")):
+            return Finding("secret", "generic_high_entropy", _masked(match, match.group("value")))
+    return None
+
+
+def _looks_random(value: str) -> bool:
+    """Mixed character classes and high per-character entropy: a key, not a word."""
+    classes = sum(bool(re.search(p, value)) for p in ("[a-z]", "[A-Z]", "[0-9]"))
+    return classes >= 2 and _entropy(value) >= 3.0
+
+
+def _entropy(value: str) -> float:
+    counts = [value.count(c) for c in set(value)]
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts)
+
+
+def _masked(match: re.Match, value: str | None = None) -> str:
+    """The match with its secret part reduced to a prefix, so a report never re-leaks it."""
+    snippet = match.group(0)
+    value = value or (match.groupdict().get("value") if match.groupdict() else None) or snippet
+    keep = value[:4] if len(value) >= 12 else ""
+    return _excerpt(snippet.replace(value, f"{keep}…[{len(value)} chars]", 1))

@@ -1,0 +1,131 @@
+"""rule_shape: is a string an instruction aimed at the agent? The rules are tried
+through a word index (most strings meet no regex at all), quoted mentions and
+reported speech are set aside, and when nothing matches the decoders undo one
+disguise and the rules are tried again (obfuscation)."""
+
+from __future__ import annotations
+
+import re
+
+from .decoders import DECODERS, _disguises, _rotated, _tag_smuggled
+from .rules import RULES, Rule
+from .text import _WORD, Finding, _excerpt, normalize
+
+
+# A phrase in double quotes is mentioned, not used, when the text around it
+# talks about it: "OWASP lists "Ignore previous instructions" style attacks".
+_QUOTED = re.compile(r"\"[^\"\n]{2,200}\"|“[^”\n]{2,200}”|«[^»\n]{2,200}»")
+_MENTION = re.compile(
+    r"\b(?:prompt injection|injections?|jailbreaks?|attacks?|phrases?|titled?|blog|post|"
+    r"examples?|style|called|known as|such as|e\.g\.|explained|discussed|means|owasp|llm\d+|"
+    r"words?|slogan|said|says|asked|wrote|told|quoted?|string|warns?|warning)\b", re.I)
+
+
+def _unquote_mentions(text: str) -> str:
+    """Blank out quoted phrases that the surrounding text only talks about."""
+    if '"' not in text and "“" not in text and "«" not in text:
+        return text
+    outside = _QUOTED.sub(" ", text)
+    if not _MENTION.search(outside):
+        return text
+    return _QUOTED.sub('"…"', text)
+
+
+# "…, the user noted." / "Mum said: …" / "(advice from the leaflet)": someone
+# else's words to a person, reported; advice reads like an order, a report is a fact.
+_ATTRIBUTED = re.compile(
+    r",(?!\s*(?:whatever|what\b|regardless|no matter))\s*(?:the |his |her |their |our |my )?"
+    r"[\w' -]{1,30}?\s+(?:says|said|notes|noted|writes|wrote|added|explained|mentioned|recalled|"
+    r"insists|insisted|advises|advised|told \w+)\.?!?\s*$|"
+    r",\s*(?:says|said|writes|wrote|according to) (?:the |a |an |his |her |their |our |my )?"
+    r"[\w' -]{1,30}\.?!?\s*$|"
+    r"^(?:the |his |her |my )?[\w']+(?: [\w']+)?\s+(?:says|said|wrote)(?: that)?\s*:|"
+    r"\((?:advice|tip|note|quote|rule) from [^)]*\)\s*\.?\s*$", re.I)
+
+
+def _rule_index() -> tuple[dict[str, set[int]], list[tuple[str, int]]]:
+    """Which rules each needed word or substring unlocks, so a string only meets its own."""
+    by_word: dict[str, set[int]] = {}
+    by_mark = []
+    for index, rule in enumerate(RULES):
+        for word in rule.words:
+            by_word.setdefault(word, set()).add(index)
+        by_mark += [(mark, index) for mark in rule.marks]
+    return by_word, by_mark
+
+
+_BY_WORD, _BY_MARK = _rule_index()
+_INDEXED_WORDS = frozenset(_BY_WORD)
+
+
+def _words_of(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _candidates(text: str, words: set[str]) -> list[int]:
+    """The rules, in order, whose needed words or substrings the text holds."""
+    found: set[int] = set()
+    for word in words & _INDEXED_WORDS:
+        found.update(_BY_WORD[word])
+    if "<" in text or "[" in text or "://" in text:   # every mark holds one of these
+        lower = text.lower()
+        found.update(index for mark, index in _BY_MARK if mark in lower)
+    return sorted(found)
+
+
+def _first_rule(text: str, words: set[str] | None = None) -> Finding | None:
+    """The first rule whose words the text holds and whose pattern (and check) match."""
+    unquoted = _unquote_mentions(text)
+    if words is None or unquoted is not text:
+        words = _words_of(unquoted)
+    for index in _candidates(unquoted, words):
+        found = _match(RULES[index], unquoted)
+        if found:
+            return found
+    return None
+
+
+def _match(rule: Rule, text: str) -> Finding | None:
+    for match in rule.pattern.finditer(text):
+        if rule.check is None or rule.check(match, text):
+            if rule.reportable and _ATTRIBUTED.search(text):
+                return None   # someone's words to a person, reported: not an order
+            return Finding("rule_shape", rule.category, _excerpt(match.group(0)))
+    return None
+
+
+def rule_shape(text: str) -> Finding | None:
+    """An instruction aimed at the agent, in plain sight or behind a disguise."""
+    plain = normalize(text)
+    words = _words_of(plain)
+    found = _first_rule(plain, words)
+    if found and plain != text and not _first_rule(text):
+        # Only readable once zero-width splits or look-alike letters are undone: the
+        # disguise is the finding a reviewer most needs to see.
+        return Finding("rule_shape", "obfuscation", found.excerpt)
+    return (found or _decoded_rule(plain, words)
+            or _decoded_rule_of(_tag_smuggled(text), "tags"))
+
+
+def _decoded_rule(text: str, words: set[str]) -> Finding | None:
+    """A rule hidden behind an encoding, a spelling trick or a letter rotation."""
+    hints = _disguises(text, words)
+    for name, decode in DECODERS:
+        if name not in hints:
+            continue
+        decoded = decode(text)
+        found = _decoded_rule_of(decoded, name) if decoded != text else None
+        if found:
+            return found
+    for rotated in _rotated(text) if "rot" in hints else ():
+        found = _decoded_rule_of(rotated, "rot")
+        if found:
+            return found
+    return None
+
+
+def _decoded_rule_of(decoded: str, how: str) -> Finding | None:
+    found = _first_rule(normalize(decoded)) if decoded else None
+    if not found:
+        return None
+    return Finding("rule_shape", "obfuscation", _excerpt(f"{how}: {found.excerpt}"))

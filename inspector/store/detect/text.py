@@ -1,0 +1,64 @@
+"""What every detector shares: the Finding it reports, ``normalize`` (the text every
+matcher runs on), ``texts_of`` (the strings inside a JSON value) and the excerpt and
+word helpers."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+EXCERPT_MAX = 80
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str        # "rule_shape" | "secret" | "pii"
+    category: str
+    excerpt: str     # the matched, normalized snippet (a secret's value masked)
+
+
+def _invisible_table() -> dict[int, None]:
+    """Format characters that render as nothing: zero-width, bidi controls, tags."""
+    ranges = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x180E, 0x180E),
+              (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0xFE00, 0xFE0F),
+              (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+              (0xE0000, 0xE007F), (0xE0100, 0xE01EF)]
+    return {c: None for lo, hi in ranges for c in range(lo, hi + 1)}
+
+
+_INVISIBLE = _invisible_table()
+
+
+def normalize(text: str) -> str:
+    """NFKC with invisible format characters removed; case is kept."""
+    if text.isascii():          # ASCII is NFKC-stable and holds no format characters
+        return text
+    return unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
+
+
+def texts_of(value) -> list[str]:
+    """Every string in a JSON value, dict keys included, in document order."""
+    found: list[str] = []
+    _collect(value, found)
+    return found
+
+
+def _collect(value, found: list[str]) -> None:
+    if isinstance(value, str):
+        found.append(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _collect(key, found)
+            _collect(item, found)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _collect(item, found)
+
+
+def _excerpt(snippet: str) -> str:
+    snippet = " ".join(snippet.split())
+    return snippet if len(snippet) <= EXCERPT_MAX else snippet[:EXCERPT_MAX - 1] + "…"
+
+
+_WORD = re.compile(r"\w+")

@@ -1,0 +1,93 @@
+"""The header every screen shows: the store, its size and head, chain status, live writes;
+and the bar of screens with their counts."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.events import Click
+from textual.widgets import Static
+
+from ..text import safe
+
+SCREENS = (("beliefs", "Beliefs", None), ("review", "Review", "held"),
+           ("conflicts", "Conflicts", "conflicts"), ("quarantine", "Quarantine", "quarantined"),
+           ("findings", "Findings", "findings"), ("audit", "Audit", None), ("erasure", "Erasure", None))
+
+
+def chain_text(chain: dict | None, verifying: bool, events: int | None = None) -> Text:
+    if verifying:
+        return Text("chain … verifying", style="dim")
+    if chain is None:
+        return Text("chain ? (6 v: verify)", style="dim")
+    if not chain["ok"]:
+        return Text(f"chain ✗ at seq {chain['first_bad_seq']}", style="bold red")
+    text = Text("chain ✓", style="bold green")
+    verified = chain["events"]
+    if events is not None and events > verified:
+        text.append(f" to {verified} (+{events - verified} since)", style="yellow")
+    return text
+
+
+class StoreHeader(Static):
+    """One line: store · events · entries · head · chain · live."""
+
+    DEFAULT_CSS = "StoreHeader { height: 1; background: $panel; }"
+
+    def show(self, status: dict) -> None:
+        line = Text(" inspector  ", style="bold")
+        line.append_text(safe(status.get("path", ""), one_line=True, max_chars=48))
+        if status.get("scope") is not None:
+            line.append("  scope ", style="dim")
+            line.append_text(safe(status["scope"] or '""', one_line=True, max_chars=32))
+        if status.get("loading"):
+            line.append(f"   {status['loading']}", style="italic")
+        else:
+            line.append(f"   {status.get('events', 0):,} events · {status.get('entries', 0):,} entries · "
+                        f"head {status.get('head') or '–'}  ")
+            line.append_text(chain_text(status.get("chain"), status.get("verifying", False),
+                                        status.get("events")))
+            line.append("  live ")
+            line.append("●", style="bold green" if status.get("live_recent") else "dim")
+        if status.get("as_of"):
+            line.append(f"   as of {status['as_of']}", style="bold yellow")
+        if status.get("read_only"):
+            line.append("   read-only", style="bold")
+        if status.get("warning"):
+            line.append("   ⚠ readable by others", style="bold red")
+        self.update(line, layout=False)
+
+
+class ModeTab(Static):
+    DEFAULT_CSS = "ModeTab { width: auto; padding: 0 1; } ModeTab.-current { background: $accent; }"
+
+    def __init__(self, mode: str, **kw):
+        super().__init__(**kw)
+        self.mode = mode
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.app.switch_mode(self.mode)
+
+
+class ModeBar(Horizontal):
+    """1 Beliefs  2 Review (3)  3 Conflicts (2) …, the current one highlighted."""
+
+    DEFAULT_CSS = "ModeBar { height: 1; background: $boost; }"
+
+    def __init__(self, current: str, **kw):
+        super().__init__(**kw)
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        for number, (mode, label, _) in enumerate(SCREENS, start=1):
+            yield ModeTab(mode, classes="-current" if mode == self.current else "")
+
+    def show(self, status: dict) -> None:
+        for number, (tab, (mode, label, count_key)) in enumerate(zip(self.query(ModeTab), SCREENS), start=1):
+            text = Text(f"{number} {label}")
+            count = status.get(count_key) if count_key else None
+            if count:
+                text.append(f" ({count:,})", style="bold")
+            tab.update(text, layout=True)

@@ -1,0 +1,650 @@
+"""A table that pages its rows from a data source instead of holding them.
+
+Every list on screen (beliefs, the review queue, findings, the audit log …)
+can be millions of rows, so the table is a line-rendering `ScrollView` as tall
+as the row count that asks a `RowSource` for pages of rows, keeps a few dozen
+pages in an LRU, and draws rows it has not fetched yet as a dim placeholder
+(DESIGN §9: the widget never holds the whole store; the UI never blocks on a
+query). Counting and fetching run in thread workers that post their rows
+back; one lock per table makes sure a source is only ever called from one
+thread at a time.
+
+Line 0 is the header; it does not scroll. Row `i` is drawn on line
+`i - scroll_offset.y + 1`, so the virtual height is the row count plus one.
+Cell values are untrusted: each goes through its column's `render` (by default
+the one sanitizer, `inspector.tui.text.safe`) and is never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events, on, work
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from inspector.tui.text import ESCAPE_STYLE, safe
+
+Row = Mapping[str, Any]
+
+GUTTER = 2  # a mark glyph and a space
+MARK_GLYPH = "●"
+PLACEHOLDER = "…"
+MIN_SHARED_WIDTH = 8
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: which row field it shows, its header and how wide it is."""
+
+    key: str
+    label: str  # header text (trusted, but still never parsed as markup)
+    width: int | None = None  # cells; None shares the remaining width (min 8)
+    render: Callable[[Any], Text] | None = None  # default: safe(value, one_line=True)
+
+
+class RowSource(Protocol):
+    """Numbered rows the table pages through. Both calls may run a query, so
+    the table only ever calls them from a worker thread, one call at a time."""
+
+    def count(self) -> int: ...
+
+    def fetch(self, first: int, last: int) -> list[Row]: ...  # rows first..last, inclusive
+
+
+def column_widths(columns: list[Column], width: int) -> tuple[int, ...]:
+    """Cell widths for `width` cells: fixed columns as asked, the rest share."""
+    fixed = sum(column.width for column in columns if column.width is not None)
+    shared = [column for column in columns if column.width is None]
+    free = width - GUTTER - fixed - (len(columns) - 1)
+    share, extra = divmod(max(free, 0), len(shared)) if shared else (0, 0)
+    widths, nth = [], 0
+    for column in columns:
+        if column.width is not None:
+            widths.append(column.width)
+            continue
+        widths.append(max(MIN_SHARED_WIDTH, share + (nth < extra)))
+        nth += 1
+    return tuple(widths)
+
+
+def cell_segments(text: Text, width: int, console: Console) -> list[Segment]:
+    """`text` on one line of exactly `width` cells, cut with an ellipsis."""
+    if "\n" in text.plain:  # a custom render broke the one-line contract
+        text = Text("⏎", style=ESCAPE_STYLE).join(text.split(allow_blank=True))
+    if text.cell_len > width:
+        text = text.copy()
+        text.truncate(width, overflow="ellipsis")
+    pad = " " * (width - text.cell_len)
+    if not text.spans and not text.style:  # the common case: one plain segment
+        return [Segment(text.plain + pad)]
+    segments = list(text.render(console, end=""))
+    if pad:
+        segments.append(Segment(pad))
+    return segments
+
+
+class _PageCache:
+    """The fetched pages, least recently used dropped first."""
+
+    def __init__(self, page_size: int, max_pages: int) -> None:
+        self.page_size, self.max_pages = page_size, max_pages
+        self._pages: OrderedDict[int, list[Row]] = OrderedDict()
+
+    def __contains__(self, page: int) -> bool:
+        return page in self._pages
+
+    @property
+    def rows_held(self) -> int:
+        return sum(len(rows) for rows in self._pages.values())
+
+    def row(self, index: int) -> Row | None:
+        page, offset = divmod(index, self.page_size)
+        rows = self._pages.get(page)
+        if rows is None:
+            return None
+        self._pages.move_to_end(page)
+        return rows[offset] if offset < len(rows) else None
+
+    def put(self, page: int, rows: list[Row]) -> None:
+        self._pages[page] = rows
+        self._pages.move_to_end(page)
+        while len(self._pages) > self.max_pages:
+            self._pages.popitem(last=False)
+
+    def find(self, field: str, key: str) -> int | None:
+        """The index of the cached row whose `field` is `key`, if any."""
+        for page, rows in self._pages.items():
+            for offset, row in enumerate(rows):
+                if str(row.get(field)) == key:
+                    return page * self.page_size + offset
+        return None
+
+    def clear(self) -> None:
+        self._pages.clear()
+
+
+class _PageRequests:
+    """Pages wanted from one loaded source, shared by the UI thread and the
+    fetch worker. The worker takes the newest request first (the page in view
+    now). `want` says whether a worker must be started; that is decided under
+    the lock, so a request never waits on a worker that is already leaving."""
+
+    def __init__(self, source: RowSource, count: int, page_size: int) -> None:
+        self.source, self.count, self.page_size = source, count, page_size
+        self._lock = threading.Lock()
+        self._queued: dict[int, None] = {}
+        self._busy: set[int] = set()
+        self._failed: set[int] = set()
+        self._draining = self._closed = False
+
+    def span(self, page: int) -> tuple[int, int]:
+        first = page * self.page_size
+        return first, min(self.count, first + self.page_size) - 1
+
+    def want(self, page: int) -> bool:
+        with self._lock:
+            if self._closed or page in self._queued or page in self._busy or page in self._failed:
+                return False
+            self._queued[page] = None
+            start, self._draining = not self._draining, True
+            return start
+
+    def take(self) -> int | None:
+        with self._lock:
+            if self._closed or not self._queued:
+                self._draining = False
+                return None
+            page, _ = self._queued.popitem()
+            self._busy.add(page)
+            return page
+
+    def settle(self, page: int, *, failed: bool = False) -> None:
+        with self._lock:
+            self._busy.discard(page)
+            if failed:
+                self._failed.add(page)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._queued.clear()
+
+
+class _RowMessage(Message):
+    """A message about the row at `index` (`row` is None if not fetched yet)."""
+
+    def __init__(self, table: VirtualTable, index: int, row: Row | None) -> None:
+        super().__init__()
+        self.table, self.index, self.row = table, index, row
+
+    @property
+    def control(self) -> VirtualTable:
+        return self.table
+
+
+class VirtualTable(ScrollView, can_focus=True):
+    """A table over a `RowSource` that holds only the pages near the view."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home,g", "cursor_first", "First row", show=False),
+        Binding("end,G", "cursor_last", "Last row", show=False),
+        Binding("space", "toggle_mark", "Mark"),
+        Binding("enter", "choose", "Open"),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "virtual-table--header",
+        "virtual-table--cursor",
+        "virtual-table--marked",
+        "virtual-table--placeholder",
+    }
+    DEFAULT_CSS = """
+    VirtualTable {
+        height: 1fr;
+        background: $surface;
+        color: $foreground;
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-gutter: stable;
+        &:focus { background-tint: $foreground 5%; }
+        & > .virtual-table--header { background: $panel; color: $foreground; text-style: bold; }
+        & > .virtual-table--marked { background: $accent 25%; }
+        & > .virtual-table--placeholder { color: $text-disabled; text-style: dim; }
+        & > .virtual-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus > .virtual-table--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+            text-style: $block-cursor-text-style;
+        }
+    }
+    """
+    MAX_PAGES: ClassVar[int] = 20
+    STRIP_CACHE_SIZE: ClassVar[int] = 400
+
+    class Highlighted(_RowMessage):
+        """The cursor moved, or the row under it arrived from a fetch."""
+
+    class Chosen(_RowMessage):
+        """Enter (or a double click) on a row."""
+
+    class Loaded(Message):
+        """A source finished counting and its first rows are on screen."""
+
+        def __init__(self, table: VirtualTable, count: int) -> None:
+            super().__init__()
+            self.table, self.count = table, count
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class _Counted(Message, bubble=False):
+        def __init__(self, generation: int, source: RowSource, count: int,
+                     pages: dict[int, list[Row]], keep_cursor: bool) -> None:
+            super().__init__()
+            self.generation, self.source, self.count = generation, source, count
+            self.pages, self.keep_cursor = pages, keep_cursor
+
+    class _PageFetched(Message, bubble=False):
+        def __init__(self, requests: _PageRequests, page: int, rows: list[Row]) -> None:
+            super().__init__()
+            self.requests, self.page, self.rows = requests, page, rows
+
+    class _Failed(Message, bubble=False):
+        def __init__(self, error: Exception) -> None:
+            super().__init__()
+            self.error = error
+
+    def __init__(self, columns: list[Column], *, key: str | None = None, page_size: int = 200,
+                 name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.columns, self.key, self.page_size = list(columns), key, page_size
+        self._pages = _PageCache(page_size, self.MAX_PAGES)
+        self._strips: LRUCache[tuple, Strip] = LRUCache(self.STRIP_CACHE_SIZE)
+        self._styles: dict[tuple[str, bool], Style] = {}
+        self._requests: _PageRequests | None = None
+        self._source_lock = threading.Lock()  # one source call at a time, across loads
+        self._generation = 0
+        self._pending_load: tuple[RowSource, bool] | None = None
+        self._row_count = self._cursor = 0
+        self._marked: set[str] = set()
+        self._window = (0, -1)  # pages worth fetching (viewport ± 1); read by workers
+        self._awaiting_cursor_row = False
+        self._width = 0  # content width, measured at the start of each render pass
+
+    # -- public API --------------------------------------------------------
+
+    @property
+    def row_count(self) -> int:
+        return self._row_count
+
+    @property
+    def cursor_row(self) -> int:
+        return self._cursor
+
+    @property
+    def marked(self) -> frozenset[str]:
+        return frozenset(self._marked)
+
+    def row_at(self, index: int) -> Row | None:
+        """The row at `index` if it is cached, else None (never fetches)."""
+        return self._pages.row(index) if 0 <= index < self._row_count else None
+
+    def clear_marks(self) -> None:
+        self._marked.clear()
+        self.refresh()
+
+    def load(self, source: RowSource, *, keep_cursor: bool = True) -> None:
+        """Show `source` instead; the old rows stay on screen until it has
+        counted and fetched the rows around the view."""
+        self._generation += 1
+        if self._requests is not None:
+            self._requests.close()
+            self._requests = None
+        if not self.is_mounted:
+            self._pending_load = (source, keep_cursor)
+            return
+        top = self.scroll_offset.y if keep_cursor else 0
+        cursor = self._cursor if keep_cursor else 0
+        margin = self.page_size // 4  # room for a row that moved a little
+        first = max(0, min(top, cursor - margin))
+        last = max(top + self._visible_rows - 1, cursor + margin)
+        pages = range(first // self.page_size, last // self.page_size + 1)
+        self._count_and_fetch(source, self._generation, keep_cursor, pages)
+
+    def move_cursor(self, row: int) -> None:
+        if self._row_count == 0:
+            return
+        row = max(0, min(row, self._row_count - 1))
+        old, self._cursor = self._cursor, row
+        if not self._scroll_to_cursor() and row != old:
+            self.refresh_line(old + 1)  # line 0 is the header
+            self.refresh_line(row + 1)
+        if row != old:
+            self._post_highlighted()
+
+    # -- actions and events ------------------------------------------------
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self._cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self._cursor + 1)
+
+    def action_page_up(self) -> None:
+        self._page(-self._visible_rows)
+
+    def action_page_down(self) -> None:
+        self._page(self._visible_rows)
+
+    def action_cursor_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_cursor_last(self) -> None:
+        self.move_cursor(self._row_count - 1)
+
+    def action_toggle_mark(self) -> None:
+        row = self.row_at(self._cursor)
+        if row is None:  # nothing to mark yet: the row is still being fetched
+            self.app.bell()
+            return
+        self._marked ^= {self._key_of(row, self._cursor)}
+        self.refresh_line(self._cursor + 1)
+
+    def action_choose(self) -> None:
+        if self._row_count:
+            self.post_message(self.Chosen(self, self._cursor, self.row_at(self._cursor)))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < 1:
+            return
+        index = self.scroll_offset.y + offset.y - 1
+        if index < self._row_count:
+            self.move_cursor(index)
+            if event.chain == 2:
+                self.action_choose()
+
+    def on_mount(self) -> None:
+        if self._pending_load is not None:
+            source, keep_cursor = self._pending_load
+            self._pending_load = None
+            self.load(source, keep_cursor=keep_cursor)
+
+    def on_unmount(self) -> None:
+        if self._requests is not None:
+            self._requests.close()
+
+    def on_focus(self) -> None:
+        self._restyle()
+
+    def on_blur(self) -> None:
+        self._restyle()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._restyle()
+
+    # -- workers and their results ----------------------------------------
+
+    @work(thread=True, exclusive=True, group="virtual-table-load", exit_on_error=False)
+    def _count_and_fetch(self, source: RowSource, generation: int, keep_cursor: bool,
+                         pages: range) -> None:
+        worker = get_current_worker()
+        try:
+            with self._source_lock:
+                count = source.count()
+            fetched: dict[int, list[Row]] = {}
+            for page in pages:
+                first = page * self.page_size
+                if first >= count or worker.is_cancelled:
+                    break
+                with self._source_lock:
+                    fetched[page] = list(source.fetch(first, min(count, first + self.page_size) - 1))
+        except Exception as error:  # a broken source must not take the app down
+            self.post_message(self._Failed(error))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self._Counted(generation, source, count, fetched, keep_cursor))
+
+    @work(thread=True, group="virtual-table-pages", exit_on_error=False)
+    def _fetch_pages(self, requests: _PageRequests) -> None:
+        while (page := requests.take()) is not None:
+            low, high = self._window
+            if not low <= page <= high:  # scrolled past it meanwhile
+                requests.settle(page)
+                continue
+            try:
+                with self._source_lock:
+                    rows = list(requests.source.fetch(*requests.span(page)))
+            except Exception as error:
+                requests.settle(page, failed=True)
+                self.post_message(self._Failed(error))
+                continue
+            self.post_message(self._PageFetched(requests, page, rows))
+
+    @on(_Counted)
+    def _show_source(self, message: _Counted) -> None:
+        if message.generation != self._generation:
+            return
+        keep = message.keep_cursor
+        anchor = self.row_at(self._cursor) if keep else None
+        anchor_key = self._key_of(anchor, self._cursor) if anchor is not None and self.key else None
+        old_cursor, old_top = self._cursor, self.scroll_offset.y
+        self._requests = _PageRequests(message.source, message.count, self.page_size)
+        self._pages.clear()
+        self._strips.clear()
+        for page, rows in message.pages.items():
+            self._pages.put(page, rows)
+        self._row_count = message.count
+        self.virtual_size = Size(self._min_width(), message.count + 1)
+        found = self._pages.find(self.key, anchor_key) if anchor_key is not None else None
+        cursor = found if found is not None else (old_cursor if keep else 0)
+        self._cursor = max(0, min(cursor, message.count - 1))
+        # A row that moved stays on the same screen line.
+        top = old_top + self._cursor - old_cursor if keep else 0
+        self.scroll_to(y=top, animate=False)
+        self._scroll_to_cursor()
+        self.refresh()
+        self.post_message(self.Loaded(self, message.count))
+        self._post_highlighted()
+
+    @on(_PageFetched)
+    def _add_page(self, message: _PageFetched) -> None:
+        if message.requests is not self._requests:
+            return
+        message.requests.settle(message.page)
+        self._pages.put(message.page, message.rows)
+        first = message.page * self.page_size
+        last = first + len(message.rows) - 1
+        top = self.scroll_offset.y
+        low, high = max(first, top), min(last, top + self._visible_rows - 1)
+        if low <= high:
+            self.refresh_lines(low + 1, high - low + 1)
+        if self._awaiting_cursor_row and first <= self._cursor <= last:
+            self._post_highlighted()
+
+    @on(_Failed)
+    def _report_failure(self, message: _Failed) -> None:
+        self.notify(f"Could not read rows: {message.error}. Reload to try again.",
+                    severity="error", markup=False)
+
+    # -- rendering ---------------------------------------------------------
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._width = self.scrollable_content_region.width  # once per pass: not cheap
+        self._request_viewport_pages()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self._width or self.scrollable_content_region.width
+        if y == 0:
+            return self._header_strip(width)
+        index = self.scroll_offset.y + y - 1
+        if index >= self._row_count:
+            return Strip.blank(width, self._base_style())
+        row = self._pages.row(index)
+        if row is None:
+            self._want(index // self.page_size)
+            return self._placeholder_strip(width, index == self._cursor)
+        return self._row_strip(index, row, width)
+
+    def _row_strip(self, index: int, row: Row, width: int) -> Strip:
+        marked = self._key_of(row, index) in self._marked
+        cursor = index == self._cursor
+        cache_key = (index, width, cursor, marked, self.has_focus)
+        strip = self._strips.get(cache_key)
+        if strip is None:
+            segments = [Segment(f"{MARK_GLYPH} " if marked else " " * GUTTER)]
+            console = self.app.console
+            for column, cell_width in zip(self.columns, column_widths(self.columns, width)):
+                render = column.render or _safe_one_line
+                segments += cell_segments(_as_text(render(row.get(column.key))), cell_width, console)
+                segments.append(Segment(" "))
+            strip = self._finish(segments, width, self._line_style(cursor, marked))
+            self._strips[cache_key] = strip
+        return strip
+
+    def _header_strip(self, width: int) -> Strip:
+        cache_key = ("header", width, self.has_focus)
+        strip = self._strips.get(cache_key)
+        if strip is None:
+            segments = [Segment(" " * GUTTER)]
+            console = self.app.console
+            for column, cell_width in zip(self.columns, column_widths(self.columns, width)):
+                segments += cell_segments(Text(column.label), cell_width, console)
+                segments.append(Segment(" "))
+            strip = self._finish(segments, width, self._style("virtual-table--header"))
+            self._strips[cache_key] = strip
+        return strip
+
+    def _placeholder_strip(self, width: int, cursor: bool) -> Strip:
+        style = self._line_style(cursor, False)
+        if not cursor:
+            style += self._style("virtual-table--placeholder")
+        return self._finish([Segment(" " * GUTTER + PLACEHOLDER)], width, style)
+
+    @staticmethod
+    def _finish(segments: Iterable[Segment], width: int, style: Style) -> Strip:
+        """One Strip of exactly `width` cells. Built with Rich's segment
+        functions, not Strip methods: each Strip method makes a new Strip with
+        its own caches, and that was most of the cost of a page down. Merged
+        segments make every later stage (filters, compositor) cheaper too."""
+        line = list(Segment.apply_style(segments, style))
+        length = sum(segment.cell_length for segment in line)
+        if length < width:
+            line.append(Segment(" " * (width - length), style))
+        elif length > width:
+            line = Segment.adjust_line_length(line, width, style)
+        return Strip(list(Segment.simplify(line)), width)
+
+    def _line_style(self, cursor: bool, marked: bool) -> Style:
+        style = self._base_style()
+        if marked:
+            style += self._style("virtual-table--marked")
+        if cursor:
+            style += self._style("virtual-table--cursor")
+        return style
+
+    def _base_style(self) -> Style:
+        style = self._styles.get(("", False))
+        if style is None:
+            style = self._styles[("", False)] = self.rich_style
+        return style
+
+    def _style(self, component: str) -> Style:
+        cache_key = (component, self.has_focus)
+        style = self._styles.get(cache_key)
+        if style is None:
+            style = self._styles[cache_key] = self.get_component_styles(component).rich_style
+        return style
+
+    def _restyle(self) -> None:
+        self._styles.clear()
+        self._strips.clear()
+        self.refresh()
+
+    # -- helpers -----------------------------------------------------------
+
+    @property
+    def _visible_rows(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _key_of(self, row: Row, index: int) -> str:
+        return str(row[self.key]) if self.key is not None else str(index)
+
+    def _min_width(self) -> int:
+        return GUTTER + sum(column.width or MIN_SHARED_WIDTH for column in self.columns) + len(self.columns) - 1
+
+    def _page(self, step: int) -> None:
+        self.scroll_to(y=self.scroll_offset.y + step, animate=False)
+        self.move_cursor(self._cursor + step)
+
+    def _scroll_to_cursor(self) -> bool:
+        """Scroll just enough to show the cursor row; True if it scrolled."""
+        top, visible = self.scroll_offset.y, self._visible_rows
+        if self._cursor < top:
+            target = self._cursor
+        elif self._cursor >= top + visible:
+            target = self._cursor - visible + 1
+        else:
+            return False
+        self.scroll_to(y=target, animate=False)
+        return True
+
+    def _post_highlighted(self) -> None:
+        row = self.row_at(self._cursor)
+        self._awaiting_cursor_row = row is None and self._row_count > 0
+        self.post_message(self.Highlighted(self, self._cursor, row))
+
+    def _want(self, page: int) -> None:
+        requests = self._requests
+        if requests is not None and page not in self._pages and requests.want(page):
+            self._fetch_pages(requests)
+
+    def _request_viewport_pages(self) -> None:
+        """Ask for the pages in view, and the next one when the view is
+        within half a page of the cached edge (nearest pages asked last: the
+        worker takes the newest request first)."""
+        if self._requests is None or self._row_count == 0:
+            return
+        size, top = self.page_size, self.scroll_offset.y
+        bottom = min(self._row_count, top + self._visible_rows) - 1
+        first, last = top // size, bottom // size
+        self._window = (first - 1, last + 1)
+        if top - first * size < size // 2 and first > 0:
+            self._want(first - 1)
+        if (last + 1) * size - 1 - bottom < size // 2 and (last + 1) * size < self._row_count:
+            self._want(last + 1)
+        for page in range(last, first - 1, -1):
+            self._want(page)
+
+
+def _safe_one_line(value: Any) -> Text:
+    return safe(value, one_line=True)
+
+
+def _as_text(cell: Any) -> Text:
+    """A column's render result; anything but Text is sanitized, never parsed."""
+    return cell if isinstance(cell, Text) else safe(cell, one_line=True)

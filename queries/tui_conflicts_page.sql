@@ -1,0 +1,1 @@
+SELECT * FROM tui_conflicts WHERE vpos BETWEEN $first AND $last ORDER BY vpos

@@ -1,0 +1,86 @@
+"""The real app in a pseudo-terminal on a store of hostile values: no ESC, BEL, C1 or bidi
+control from a value reaches the terminal, and markup stays literal (DESIGN §9)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+from storegen import entry, write_store
+
+HOSTILE = {
+    "H01": "[bold]x", "H02": "[/]", "H03": "[link=https://evil.example]x[/link]",
+    "H04": "[@click=app.quit]x[/]", "H05": ":warning:", "H06": "trailing\\",
+    "H07": "\x1b[2J", "H08": "\x1b]52;c;cHduZWQ=\x07", "H09": "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\",
+    "H10": "\x1b]0;title\x07", "H11": "\x9b2J", "H12": "safe\rEVIL", "H13": "abc\u202edcba",
+    "H14": "\x1bP1$r0m\x1b\\", "H15": "zero\u200bwidth \U000e0041tag",
+}
+
+
+def hostile_store(tmp_path):
+    events = [("2025-01-01T00:00:00Z", "write", entry(
+        memory_id, entity="victim", attribute=f"a{memory_id}", value=value,
+        source=f"web:evil.example/{value if memory_id == 'H08' else 'x'}"))
+        for memory_id, value in HOSTILE.items()]
+    return write_store(tmp_path / "s", events)
+
+
+def read_for(fd: int, seconds: float, sink: bytearray) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            sink.extend(chunk)
+
+
+def test_hostile_values_never_reach_the_terminal(tmp_path):
+    store = hostile_store(tmp_path)
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 45, 180, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", "open", str(store), "--operator", "t"],
+                            stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+                            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "180", "LINES": "45"})
+    os.close(slave)
+    out = bytearray()
+    try:
+        read_for(master, 6, out)                       # load, first paint, chain verify
+        for _ in range(len(HOSTILE)):                  # every value through the detail pane
+            os.write(master, b"\x1b[B")
+            read_for(master, 0.4, out)
+        for key in (b"2", b"5", b"6", b"1"):
+            os.write(master, key)
+            read_for(master, 1.5, out)
+        os.write(master, b"\x11")                      # ctrl+q
+        read_for(master, 2, out)
+    finally:
+        proc.kill()
+        os.close(master)
+    data = bytes(out)
+    assert b"victim" in data, "the app never painted the store"
+    for raw in (b"\x1b]52", b"cHduZWQ=\x07", b"\x1b]0;title", b"\x1b]8;;https://evil", b"\x1bP1$r",
+                b"\x1b[2J", "\u202e".encode(), "\u200b".encode(), "\U000e0041".encode()):
+        assert raw not in data, raw
+    assert re.search(rb"\xc2[\x80-\x9f]", data) is None, "a C1 control reached the terminal"
+    # What is left once Textual's own control sequences are taken out: CSI sequences and its
+    # pointer-shape OSC 22 (the only place it uses BEL). No ESC or BEL may remain.
+    own = re.sub(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]|\x1b\]22;[a-z-]*\x07", b"", data)
+    assert b"\x1b" not in own and b"\x07" not in own
+    # Markup stays literal and every control is a visible escape (in the text between styles).
+    assert b"[bold]x" in own and b"[@click=app.quit]x[/]" in own
+    assert b"\\x1b]52;c;cHduZWQ=\\x07" in own and b"\\x9b2J" in own and b"safe\\x0dEVIL" in own
+    assert b"abc\\u202edcba" in own and b"\\u{e0041}" in own
+
+

@@ -1,0 +1,175 @@
+"""The three jobs, done by keyboard in the real app, asserted on the store (DESIGN §9)."""
+
+from __future__ import annotations
+
+from tuikit import SIZE, events, make_app, private_copy, ready, run, until
+from inspector.store import beliefs as B
+from inspector.store.load import Store
+from inspector.tui.widgets.virtual_table import VirtualTable
+
+LEGACY = "repo:svc/branch:legacy-v2"
+
+
+def belief_ids(store, context=None) -> dict:
+    loaded = Store(store, warn=False)
+    B.materialize(loaded.con, B.ViewSpec(context, B.Moment.resolve()))
+    return {(r["scope"], r["attribute"]): r["memory_id"] for r in B.all_beliefs(loaded.con)}
+
+
+def _parse(action: str):
+    name, _, rest = action.partition("(")
+    return name, tuple(a.strip("'\" ") for a in rest.rstrip(")").split(",") if a)
+
+
+def table(app, selector="#beliefs") -> VirtualTable:
+    return app.screen.query_one(selector, VirtualTable)
+
+
+def test_triage_filter_lineage_quarantine_with_cascade(tmp_path):
+    store = private_copy("branch-contamination", tmp_path / "store")
+    assert belief_ids(store)[(LEGACY, "timeout_repair")] == "M7"
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("slash", *"timeout_config", "escape")
+            await until(pilot, lambda: table(app).row_count == 2, what="the filter")
+            await until(pilot, lambda: table(app).row_at(0) is not None)
+            assert [table(app).row_at(i)["memory_id"] for i in range(2)] == ["M1", "M0"]
+            await pilot.press("l")                      # the lineage tree takes focus
+            assert app.focused.id == "detail-tree"
+            await pilot.press("escape", "q")            # back to the table; quarantine M1
+            await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal", what="the plan")
+            assert len(app.screen.plan.affected) == 7 and app.screen.hidden == 6
+            await pilot.press(*"main index without branch", "enter")
+            await until(pilot, lambda: len(events(store)) == 19 and not app.pending_write, what="apply")
+    run(main())
+    new = events(store)[12:]
+    assert [(e["op"], e["memory_id"]) for e in new] == [("quarantine", f"M{i}") for i in (1, 2, 3, 4, 5, 6, 7)]
+    assert {e["batch"] for e in new} != {None} and len({e["batch"] for e in new}) == 1
+    assert {(e["actor"], e["body"]["reason"]) for e in new} == {("operator:alice", "main index without branch")}
+    after = belief_ids(store)
+    assert (LEGACY, "timeout_repair") not in after and (LEGACY, "timeout_config") in after
+
+
+def test_review_approve_and_reject(tmp_path):
+    store = private_copy("branch-contamination", tmp_path / "store")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("2")
+            await until(pilot, lambda: table(app, "#held").row_at(0) is not None, what="the held queue")
+            assert table(app, "#held").row_at(0)["memory_id"] == "M11"
+            await pilot.press("x")
+            await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal")
+            await pilot.press(*"planted by a forum post", "ctrl+y")
+            await until(pilot, lambda: len(events(store)) == 13 and not app.pending_write)
+            await until(pilot, lambda: table(app, "#held").row_count == 0, what="the queue to empty")
+    run(main())
+    last = events(store)[-1]
+    assert (last["op"], last["memory_id"], last["body"]["after"]["status"]) == ("reject", "M11", "rejected")
+
+    store2 = private_copy("multi-tenant", tmp_path / "store2")
+
+    async def approve():
+        app = make_app(store2, operator="bob")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("2")
+            await until(pilot, lambda: table(app, "#held").row_at(0) is not None)
+            await pilot.press("a")
+            await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal")
+            await pilot.press(*"confirmed with finance", "enter")
+            await until(pilot, lambda: len(events(store2)) == 8 and not app.pending_write)
+    run(approve())
+    last = events(store2)[-1]
+    assert (last["op"], last["memory_id"], last["actor"]) == ("approve", "T5", "operator:bob")
+    assert belief_ids(store2)[("tenant:acme", "export_policy")] == "T5"
+
+
+def test_bulk_quarantine_of_marked_rows(tmp_path):
+    store = private_copy("multi-tenant", tmp_path / "store")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await until(pilot, lambda: table(app).row_at(0) is not None)
+            await pilot.press("space", "down", "down", "space", "q")
+            await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal")
+            assert app.screen.plan.affected == ["T4", "T6"]
+            await pilot.press(*"tenant audit", "enter")
+            await until(pilot, lambda: len(events(store)) == 9 and not app.pending_write)
+    run(main())
+    assert [(e["op"], e["memory_id"]) for e in events(store)[7:]] == [("quarantine", "T4"), ("quarantine", "T6")]
+
+
+def test_erasure_by_typing_the_subject(tmp_path):
+    store = private_copy("moved-city", tmp_path / "store")
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("7", *"user:42", "enter")
+            await until(pilot, lambda: app.screen.query_one("#preview", VirtualTable).row_count == 6,
+                        what="the preview")
+            await pilot.press("e")
+            await until(pilot, lambda: app.screen.__class__.__name__ == "EraseModal")
+            await pilot.press(*"user:4", "enter", *"DSR-7", "enter")     # a wrong subject: refused
+            await pilot.pause(0.3)
+            assert app.screen.__class__.__name__ == "EraseModal" and not (store / "certificates").exists()
+            app.screen.query_one("#confirm-text").value = ""
+            app.screen.query_one("#confirm-text").focus()
+            await pilot.press(*"user:42", "enter", "enter")
+            await until(pilot, lambda: (store / "certificates").exists() and not app.pending_write,
+                        what="the erasure")
+            await until(pilot, lambda: "certificate" in str(app.screen.query_one("#certificate").render()))
+    run(main())
+    certificates = list((store / "certificates").iterdir())
+    assert len(certificates) == 1
+    assert [e["op"] for e in events(store)][-6:] == ["erase"] * 6
+    assert b"Seattle" not in (store / "events.jsonl").read_bytes()
+
+
+def test_read_only_offers_no_actions(tmp_path):
+    store = private_copy("multi-tenant", tmp_path / "store")
+
+    async def main():
+        app = make_app(store, read_only=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("2", "a")
+            await pilot.pause(0.5)
+            assert app.screen.__class__.__name__ == "ReviewScreen"
+            assert app.screen.check_action("act", ("approve",)) is False
+            shown = {b.binding.action for b in app.screen.active_bindings.values()
+                     if app.screen.check_action(*_parse(b.binding.action)) is not False}
+            assert not any(a.startswith("act(") for a in shown)
+    run(main())
+    assert len(events(store)) == 7
+
+
+def test_live_lines_from_another_writer_appear(tmp_path):
+    from storegen import entry
+    from inspector.store.append import LogWriter, event_draft
+    from inspector.store.logfile import store_paths
+    store = private_copy("multi-tenant", tmp_path / "store")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await until(pilot, lambda: table(app).row_count == 5)
+            await pilot.press("down", "down")
+            before = table(app).row_at(table(app).cursor_row)["memory_id"]
+            with LogWriter(store_paths(store)) as writer:
+                writer.append([event_draft("write", "A0", "agent:9", after=entry(
+                    "A0", entity="aaa", attribute="first", value="new", scope="tenant:acme"))])
+            await until(pilot, lambda: table(app).row_count == 6, timeout=4, what="the live update")
+            await until(pilot, lambda: app.status.get("events") == 8, timeout=4)
+            assert table(app).row_at(table(app).cursor_row)["memory_id"] == before
+    run(main())

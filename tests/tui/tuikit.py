@@ -1,0 +1,56 @@
+"""Driving the inspector's TUI in tests: open a store, wait for workers, read the log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import time
+from pathlib import Path
+
+from inspector.tui.app import InspectorApp
+from inspector.tui.session import Session
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = (180, 45)
+
+
+def private_copy(name: str, target: Path) -> Path:
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(ROOT / "sample_stores" / name, target, ignore=shutil.ignore_patterns(".lock", "README.md"))
+    target.chmod(0o700)
+    for path in target.rglob("*"):
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    return target
+
+
+def make_app(store: Path, **kw) -> InspectorApp:
+    return InspectorApp(Session(store, operator=kw.pop("operator", "alice"), **kw))
+
+
+async def until(pilot, predicate, timeout: float = 15.0, what: str = "") -> None:
+    """Let workers run until `predicate()` holds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        await pilot.pause(0.05)
+
+
+def loaded(app) -> bool:
+    return app.session.store is not None and app.status.get("loading") is None and \
+        not app.status.get("verifying") and app.status.get("chain") is not None
+
+
+async def ready(pilot) -> None:
+    await until(pilot, lambda: loaded(pilot.app), what="the store to load")
+    await pilot.pause(0.3)
+
+
+def events(store: Path) -> list[dict]:
+    return [json.loads(l) for l in (store / "events.jsonl").read_bytes().splitlines()]
+
+
+def run(coro) -> None:
+    asyncio.run(coro)
