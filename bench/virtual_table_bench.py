@@ -10,8 +10,9 @@ compositor and hand the update to the (headless) driver. Times:
 
   first paint   table mounted → first row line rendered (count + first page
                 fetched in the worker, then painted); one fresh app per run
-  cursor down   action_cursor_down + repaint (two lines; the whole table once
-                the cursor reaches the bottom and each step scrolls)
+  cursor down   action_cursor_down + repaint, split below into the moves
+                within the view (two lines repainted) and those at the bottom
+                edge, where each step scrolls and the whole table repaints
   page down     action_page_down + repaint (whole table; rows not yet fetched
                 are painted as placeholders — the fetch is in the background)
   end           home (untimed), then action_cursor_last + repaint
@@ -67,7 +68,7 @@ class DuckRows:
         self.db.execute(
             "CREATE TABLE rows AS SELECT range AS pos, printf('M%09d', range) AS id, 'svc' AS entity,"
             " 'key_' || (range % 97) AS attribute, 'value ' || range || ' ' || md5(range::VARCHAR) AS value,"
-            " TIMESTAMP '2025-03-01' + to_seconds(range) AS at FROM range(?)", [ROWS])
+            " TIMESTAMP '2025-03-01' + to_seconds(range) AS \"at\" FROM range(?)", [ROWS])
         self._local = threading.local()
 
     def _cursor(self) -> Any:
@@ -80,7 +81,7 @@ class DuckRows:
 
     def fetch(self, first: int, last: int) -> list[dict[str, Any]]:
         cursor = self._cursor().execute(
-            "SELECT id, entity, attribute, value, at FROM rows WHERE pos BETWEEN ? AND ? ORDER BY pos",
+            "SELECT id, entity, attribute, value, \"at\" FROM rows WHERE pos BETWEEN ? AND ? ORDER BY pos",
             [first, last])
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row)) for row in cursor.fetchall()]
@@ -132,8 +133,11 @@ def timed(app: App[Any], table: VirtualTable, action: Callable[[], None]) -> flo
     return time.perf_counter() - start
 
 
-async def wait_for(pilot: Any, condition: Callable[[], bool]) -> None:
+async def wait_for(pilot: Any, condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
     while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit("the table never showed its rows: does the source raise? (see notifications)")
         await pilot.pause(0.001)
 
 
@@ -147,13 +151,16 @@ async def first_paint(source: Any) -> float:
 
 async def steps(source: Any) -> dict[str, list[float]]:
     app = BenchApp(source)
-    results: dict[str, list[float]] = {"cursor down": [], "page down": [], "end": [], "end → rows": []}
+    results: dict[str, list[float]] = {"cursor down": [], "  in view": [], "  scrolls": [],
+                                       "page down": [], "end": [], "end → rows": []}
     async with app.run_test(size=SIZE) as pilot:
         table = app.query_one(TimedTable)
         await wait_for(pilot, lambda: table.row_at(0) is not None)
         await pilot.pause()
         for _ in range(REPEAT):
+            top = table.scroll_offset.y
             results["cursor down"].append(timed(app, table, table.action_cursor_down))
+            results["  scrolls" if table.scroll_offset.y != top else "  in view"].append(results["cursor down"][-1])
             await pilot.pause()
         for _ in range(REPEAT):
             results["page down"].append(timed(app, table, table.action_page_down))

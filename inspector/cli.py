@@ -224,6 +224,20 @@ def open_tui(store: Path, scope: Optional[str] = SCOPE,
     run(go)
 
 
+@app.command()
+def demo(name: str = typer.Argument("branch-contamination", help="A sample store: " + ", ".join(
+        ("branch-contamination", "refund-window", "moved-city", "report-language", "multi-tenant"))),
+         operator: Optional[str] = typer.Option(None, "--operator", help="Who acts.")):
+    """Open the TUI on a private copy of a bundled sample store (the original stays clean)."""
+    def go():
+        from .samples import copy_sample
+        target = copy_sample(name)
+        output.say(f"working on a private copy: {target}")
+        open_tui(target, None, operator, False)
+        output.say(f"the copy is kept at {target}")
+    run(go)
+
+
 def audit_summary(store: Store) -> dict:
     """Counts and head from a structural load; the chain itself is not checked (ok: null)."""
     counts = store.con.execute(

@@ -31,10 +31,11 @@ class Lineage:
 
 def ancestors(con: duckdb.DuckDBPyConnection, memory_id: str) -> tuple[list[str], list[str], int]:
     """(present ancestors, dangling cited ids, count of cited entries hidden by the filter)."""
-    rows = con.execute(sql("lineage_ancestors"), {"id": memory_id}).fetchall()
-    present = [i for i, here, _ in rows if here and i != memory_id]
-    dangling = [i for i, here, known in rows if not here and not known]
-    hidden = sum(1 for _, here, known in rows if not here and known)
+    ids = [i for (i,) in con.execute(sql("lineage_ancestors"), {"id": memory_id}).fetchall()]
+    known = dict(con.execute(sql("lineage_presence"), {"ids": ids}).fetchall()) if ids else {}
+    present = [i for i in ids if known.get(i) and i != memory_id]
+    dangling = [i for i in ids if i not in known]
+    hidden = sum(1 for i in ids if i in known and not known[i])
     return present, dangling, hidden
 
 

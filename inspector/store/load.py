@@ -68,6 +68,8 @@ class Store:
         # Never spill to disk: a spill file (default ./.tmp) would hold personal data that no
         # erasure knows about.
         self.con.execute("SET temp_directory = ''")
+        # DuckDB draws a progress bar on stdout for long queries: never into our output.
+        self.con.execute("SET enable_progress_bar = false")
         self.state = LoadState()
         self.lock = threading.RLock()
         exposure = warn_once(self.paths) if warn else None

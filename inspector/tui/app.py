@@ -45,6 +45,7 @@ class InspectorApp(App):
         super().__init__()
         self.session = session
         self.pending_write = False
+        self.generation = 0            # bumped whenever what the screens show may have changed
         self._seen: tuple[int, int] | None = None
         self._live_at = 0.0
 
@@ -71,14 +72,16 @@ class InspectorApp(App):
             return
         self.load_seconds = time.perf_counter() - started
         self.call_from_thread(self._after_change)
+        self.session.index()
         self.call_from_thread(self.set_interval, LIVE_POLL_S, self._poll)
         self.verify_chain()
 
     def _after_change(self) -> None:
+        self.generation += 1
         self._update_counts()
         screen = self.screen
-        if hasattr(screen, "refresh_data"):
-            screen.refresh_data()
+        if hasattr(screen, "reload"):
+            screen.reload()
 
     @work(thread=True, exclusive=True, group="counts")
     def _update_counts(self) -> None:

@@ -19,6 +19,10 @@ from ..store.load import Store
 from ..store.queries import sql
 
 
+INDEXES = ("index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
+           "index_known_ids_id")
+
+
 def _rows(cursor) -> list[dict]:
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
@@ -71,6 +75,7 @@ class Detail:
     ancestors: int = 0
     dangling: list[str] = field(default_factory=list)
     cycles: list[list[str]] = field(default_factory=list)
+    lineage_loaded: bool = False
 
 
 class Session:
@@ -89,6 +94,12 @@ class Session:
     def open(self) -> Store:
         self.store = Store(self.path, scope=self.scope)
         return self.store
+
+    def index(self) -> None:
+        """Point-lookup indexes for what the screens ask on every keystroke."""
+        with self.store.lock:
+            for name in INDEXES:
+                self.store.con.execute(sql(name))
 
     def acting_store(self) -> Store:
         """The store actions plan on: the whole store, even when the view is scoped (a cascade
@@ -172,7 +183,9 @@ class Session:
 
     # -- one entry ----------------------------------------------------------------------------
 
-    def detail(self, memory_id: str, context: str | None) -> Detail | None:
+    def detail(self, memory_id: str, context: str | None, with_lineage: bool = True) -> Detail | None:
+        """The entry, its history and its rivals; with_lineage adds what it rests on and what
+        rests on it (the slower half, which the pane can take a moment later)."""
         with self.reader() as cur:
             entry = entries.state(cur, memory_id)
             if entry is None:
@@ -181,7 +194,16 @@ class Session:
             found = Detail(memory_id, context, entry, events=entries.events(cur, memory_id))
             if entry.get("status") != "erased":
                 self._judge(cur, found)
-            self._lineage(cur, found)
+            if with_lineage:
+                self.add_lineage(found, cur)
+        return found
+
+    def add_lineage(self, found: Detail, cur=None) -> Detail:
+        if cur is None:
+            with self.reader() as cur:
+                return self.add_lineage(found, cur)
+        self._lineage(cur, found)
+        found.lineage_loaded = True
         return found
 
     def _judge(self, cur, found: Detail) -> None:

@@ -70,6 +70,7 @@ class TableApp(App[None]):
         super().__init__()
         self.source, self.columns = source, columns
         self.messages: list[tuple[str, int, Any]] = []
+        self.notices: list[str] = []
         self.quit_requested = False
 
     def compose(self) -> ComposeResult:
@@ -93,6 +94,10 @@ class TableApp(App[None]):
 
     async def action_quit(self) -> None:
         self.quit_requested = True
+
+    def notify(self, message: str, **kwargs: Any) -> None:
+        self.notices.append(message)
+        super().notify(message, **kwargs)
 
 
 async def until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 5.0) -> None:
@@ -218,7 +223,7 @@ def test_the_five_million_rows_never_materialize() -> None:
 
     held = drive(TableApp(source), steps)
     assert held <= VirtualTable.MAX_PAGES * 200
-    assert source.rows_fetched <= 200 * 4 * 41  # at most a few pages per jump
+    assert source.rows_fetched <= 200 * 3 * 41  # at most three pages per jump
 
 
 def test_marks_survive_a_reload_by_key() -> None:
@@ -343,6 +348,66 @@ def test_enter_and_a_click_report_their_row() -> None:
     drive(app, steps)
     assert ("highlighted", 3, SyntheticRows().row(3)) in app.messages
     assert app.messages[-1] == ("chosen", 3, SyntheticRows().row(3))
+
+
+class BrokenRows(SyntheticRows):
+    """Fetches of any page but the first fail."""
+
+    def fetch(self, first: int, last: int) -> list[dict[str, Any]]:
+        if first > 0:
+            self.fetches.append((first, last))
+            raise RuntimeError("disk on fire\x1b]52;c;cHduZWQ=\x07")
+        return super().fetch(first, last)
+
+
+def test_a_failing_source_is_reported_once_and_the_app_keeps_running() -> None:
+    source = BrokenRows()
+    app = TableApp(source)
+
+    async def steps(pilot: Pilot, table: VirtualTable) -> None:
+        await pilot.press("end")
+        await until(pilot, lambda: bool(app.notices))
+        await pilot.press("up", "up", "pageup", "pagedown")
+        await pilot.pause(0.05)
+        assert app.is_running and table.row_at(FIVE_MILLION - 1) is None
+        assert lines(table)[-1].strip() == "…"
+
+    drive(app, steps)
+    assert app.notices == ["Could not read rows: disk on fire\\x1b]52;c;cHduZWQ=\\x07. Reload to try again."]
+    assert source.fetches.count((4_999_800, 4_999_999)) == 1  # not retried on every repaint
+
+
+def test_load_before_mount_waits_for_the_mount() -> None:
+    source = SyntheticRows(10)
+
+    class EarlyLoad(TableApp):
+        def compose(self) -> ComposeResult:
+            table = VirtualTable(COLUMNS, key="id", id="table")
+            table.load(source)
+            yield table
+
+        def on_mount(self) -> None:
+            pass
+
+    async def steps(pilot: Pilot, table: VirtualTable) -> list[str]:
+        return first_cells(table)[:11]
+
+    assert drive(EarlyLoad(source), steps) == [f"r{i}" for i in range(10)] + [""]
+
+
+def test_the_wheel_scrolls_without_moving_the_cursor() -> None:
+    from textual import events
+
+    async def steps(pilot: Pilot, table: VirtualTable) -> None:
+        for _ in range(3):
+            table.post_message(events.MouseScrollDown(table, 5, 5, 0, 1, 0, False, False, False))
+        await until(pilot, lambda: table.scroll_offset.y > 0)
+        assert table.cursor_row == 0
+        assert first_cells(table)[0] == f"r{table.scroll_offset.y}"
+        await pilot.press("down")  # the cursor comes back into view
+        assert (table.scroll_offset.y, table.cursor_row) == (1, 1)
+
+    drive(TableApp(SyntheticRows()), steps)
 
 
 def test_snapshot(snap_compare) -> None:

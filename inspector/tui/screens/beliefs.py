@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import on, work
-from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -24,16 +23,16 @@ MARK_LEGEND = ("⚑ contested · C claim disagrees · I inference disagrees · V
 
 def belief_columns() -> list[Column]:
     return [
-        Column("memory_id", "ID", 7),
-        Column("entity", "ENTITY", 12),
-        Column("attribute", "ATTRIBUTE", 15),
+        Column("memory_id", "ID", 6),
+        Column("entity", "ENTITY", 11),
+        Column("attribute", "ATTRIBUTE", 14),
         Column("value", "VALUE", None, render=lambda v: value_text(_parse(v))),
-        Column("scope", "SCOPE", 16, render=lambda v: safe(v or '""', one_line=True)),
-        Column("kind", "KIND", 4, render=lambda v: Text(KIND.get(v, v or ""))),
-        Column("source", "SOURCE", 12),
+        Column("scope", "SCOPE", 14, render=lambda v: safe(v or '""', one_line=True)),
+        Column("kind", "KND", 3, render=lambda v: Text(KIND.get(v, v or ""))),
+        Column("source", "SOURCE", 11),
         Column("authority", "AU", 2, render=lambda v: Text(str(v))),
         Column("observed_at", "OBSERVED", 11, render=lambda v: Text(v.strftime("%m-%d %H:%M") if v else "")),
-        Column("marks", "MARK", 4, render=lambda v: Text(v or "", style="bold yellow")),
+        Column("marks", "MRK", 3, render=lambda v: Text(v or "", style="bold yellow")),
     ]
 
 
@@ -111,9 +110,7 @@ class BeliefsScreen(InspectorScreen):
 
     @work(thread=True, exclusive=True, group="belief-detail")
     def _load_detail(self, memory_id: str, context: str | None) -> None:
-        detail = self.app.session.detail(memory_id, context)
-        if detail is not None and not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.query_one("#detail", DetailPane).show, detail)
+        self._detail_in_two_steps(memory_id, context)
 
     @on(DetailPane.Jump)
     def _jump(self, event: DetailPane.Jump) -> None:
@@ -134,7 +131,7 @@ class BeliefsScreen(InspectorScreen):
         self.app.call_from_thread(table.focus)
 
     def action_lineage(self) -> None:
-        self.query_one("#detail-tree").focus()
+        self.query_one(DetailPane).focus_lineage()
 
     def selected_ids(self) -> list[str]:
         table = self.query_one("#beliefs", VirtualTable)

@@ -7,7 +7,6 @@ import json
 
 from rich.text import Text
 from textual import on, work
-from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
@@ -60,9 +59,7 @@ class EntryTableScreen(InspectorScreen):
 
     @work(thread=True, exclusive=True, group="detail")
     def _load_detail(self, memory_id: str) -> None:
-        detail = self.app.session.detail(memory_id, None)
-        if detail is not None and not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.query_one(DetailPane).show, detail)
+        self._detail_in_two_steps(memory_id, None)
 
     @on(DetailPane.Jump)
     def _jump(self, event: DetailPane.Jump) -> None:

@@ -1,14 +1,25 @@
 """The detail pane: one entry, why it is (or is not) the belief, its rivals, its history,
-what it rests on (as a tree) and what rests on it. Enter on a rival or a node jumps to it."""
+what it rests on (as a tree) and what rests on it.
+
+It is one line-rendering widget: showing another entry replaces its lines and repaints it,
+without laying out the screen again (a pane of many widgets cost ~60 ms of layout per
+cursor move). Rival, lineage and dependent lines are jump targets: with the pane focused,
+up/down move among them and enter jumps (posts Jump).
+"""
 
 from __future__ import annotations
 
+import json
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.binding import Binding
+from textual.geometry import Size
 from textual.message import Message
-from textual.widgets import OptionList, Static, Tree
-from textual.widgets.option_list import Option
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from ..session import Detail
 from ..text import safe, safe_json
@@ -16,6 +27,7 @@ from ..text import safe, safe_json
 FIELDS = ("kind", "status", "held_reason", "source", "authority", "confidence", "scope", "subject",
           "observed_at", "valid_from", "valid_to", "expires_at", "context", "sensitivity",
           "retention", "layer", "tags")
+HEADING = Style(bold=True, color="#ffa62b")
 
 
 def value_text(value, max_chars: int | None = None) -> Text:
@@ -30,7 +42,7 @@ def entry_label(memory_id: str, row: dict | None, note: str = "") -> Text:
         label.append("  ")
         label.append_text(safe(f"{row['entity']} · {row['attribute']}", one_line=True, max_chars=40))
         label.append(" = ")
-        label.append_text(value_text(_json(row["value"]), 30))
+        label.append_text(value_text(json.loads(row["value"]) if row["value"] is not None else None, 30))
         label.append(f"  {row['kind']}", style="dim")
         if row["status"] != "active":
             label.append(f" {row['status']}", style="yellow")
@@ -39,144 +51,191 @@ def entry_label(memory_id: str, row: dict | None, note: str = "") -> Text:
     return label
 
 
-def _one_line(text: Text) -> Text:
-    text.no_wrap, text.overflow = True, "ellipsis"
-    return text
+class DetailPane(ScrollView, can_focus=True):
+    """Shows a Detail as lines; posts Jump when the operator picks a rival or a lineage node."""
 
-
-def _json(text: str):
-    import json
-    return json.loads(text)
-
-
-class DetailPane(VerticalScroll):
-    """Shows a Detail; posts Jump when the operator picks a rival or a lineage node."""
+    BINDINGS = [Binding("up,k", "select(-1)", "previous", show=False),
+                Binding("down,j", "select(1)", "next", show=False),
+                Binding("enter", "jump", "jump to it")]
+    COMPONENT_CLASSES = {"detail-pane--selected"}
+    DEFAULT_CSS = """
+    DetailPane { background: $surface; }
+    DetailPane > .detail-pane--selected { background: $accent 40%; }
+    DetailPane:focus > .detail-pane--selected { background: $accent; }
+    """
 
     class Jump(Message):
         def __init__(self, memory_id: str) -> None:
             super().__init__()
             self.memory_id = memory_id
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="detail-title")
-        yield Static(id="detail-fields")
-        yield Static(id="detail-why")
-        yield Static(Text("rivals", style="bold"), classes="detail-heading")
-        yield OptionList(id="detail-rivals")
-        yield Static(Text("rests on", style="bold"), id="detail-tree-heading", classes="detail-heading")
-        yield Tree(Text("rests on"), id="detail-tree")
-        yield Static(Text("rests on it", style="bold"), classes="detail-heading")
-        yield OptionList(id="detail-dependents")
-        yield Static(Text("history", style="bold"), classes="detail-heading")
-        yield Static(id="detail-history")
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._blocks: list[tuple[Text, str | None]] = []   # (text, jump target)
+        self._lines: list[tuple[list[Segment], str | None, int]] = []  # wrapped: segments, target, block
+        self._selected: int | None = None                   # index into _blocks
+        self._width = 0
+        self.detail: Detail | None = None
+
+    # -- content ------------------------------------------------------------------------------
 
     def clear(self, message: str = "") -> None:
-        self.query_one("#detail-title", Static).update(Text(message, style="dim"), layout=False)
-        for name in ("#detail-fields", "#detail-why", "#detail-history"):
-            self.query_one(name, Static).update("", layout=False)
-        self.query_one("#detail-rivals", OptionList).clear_options()
-        self.query_one("#detail-dependents", OptionList).clear_options()
-        self.query_one("#detail-tree", Tree).clear()
+        self.detail = None
+        self._set([(Text(message, style="dim"), None)])
 
     def show(self, detail: Detail) -> None:
-        entry = detail.entry
-        title = Text()
-        if entry.get("status") == "erased":
-            title.append_text(safe(detail.memory_id, one_line=True, style="bold"))
-            title.append(f"  erased (certificate {entry.get('certificate')})", style="bold red")
-        else:
-            title.append_text(safe(f"{entry['entity']} · {entry['attribute']}", one_line=True, style="bold"))
-            title.append(" = ")
-            title.append_text(value_text(entry.get("value")))
-        self.query_one("#detail-title", Static).update(title)
-        self.query_one("#detail-fields", Static).update(self._fields(detail))
-        self.query_one("#detail-why", Static).update(self._why(detail))
-        self._rivals(detail)
-        self._tree(detail)
-        self._dependents(detail)
-        self.query_one("#detail-history", Static).update(self._history(detail))
+        self.detail = detail
+        self._set(self._build(detail))
 
-    def _fields(self, detail: Detail) -> Text:
-        out = Text()
-        out.append_text(safe(detail.memory_id, one_line=True, style="bold"))
+    def show_lineage(self, detail: Detail) -> None:
+        if self.detail is detail:
+            self._set(self._build(detail), keep=True)
+
+    def _set(self, blocks: list[tuple[Text, str | None]], keep: bool = False) -> None:
+        target = self._blocks[self._selected][1] if keep and self._selected is not None else None
+        self._blocks = blocks
+        targets = [i for i, (_, t) in enumerate(blocks) if t]
+        self._selected = next((i for i in targets if blocks[i][1] == target), None) if target else None
+        self._wrap()
+        if not keep:
+            self.scroll_to(y=0, animate=False)
+        self.refresh()
+
+    def _wrap(self) -> None:
+        width = max(10, self.scrollable_content_region.width or self.size.width or 50)
+        console = Console(width=width, color_system="truecolor", legacy_windows=False, force_terminal=True)
+        self._lines = []
+        for index, (text, target) in enumerate(self._blocks):
+            if text.no_wrap:        # tree lines keep their indentation: cut, never re-wrapped
+                cut = text.copy()
+                cut.truncate(width, overflow="ellipsis")
+                wrapped = [cut]
+            else:
+                wrapped = text.wrap(console, width, overflow="fold")
+            for line in wrapped:
+                self._lines.append((list(line.render(console)), target, index))
+        self._width = width
+        # Rounded up, so that moving between entries seldom changes the virtual size (a change
+        # lays the screen out again).
+        size = Size(width, -(-len(self._lines) // 32) * 32)
+        if size != self.virtual_size:
+            self.virtual_size = size
+
+    def on_resize(self) -> None:
+        if self._blocks:
+            self._wrap()
+            self.refresh()
+
+    # -- the lines of one entry ------------------------------------------------------------------
+
+    def _build(self, d: Detail) -> list[tuple[Text, str | None]]:
+        blocks: list[tuple[Text, str | None]] = [(self._title(d), None), (self._fields(d), None),
+                                                  (self._why(d), None)]
+        blocks.append((Text("rivals", style=HEADING), None))
+        for rival in d.rivals:
+            label = safe(rival["memory_id"], one_line=True, style="bold")
+            label.append(f"  {rival['reason']}  ", style="yellow" if rival["reason"] == "belief" else "")
+            label.append_text(value_text(rival["value"], 40))
+            blocks.append((label, rival["memory_id"]))
+        if not d.rivals:
+            blocks.append((Text("(none)", style="dim"), None))
+        blocks.append((Text("rests on", style=HEADING), None))
+        blocks += self._tree(d)
+        blocks.append((Text("rests on it", style=HEADING), None))
+        blocks += self._dependents(d)
+        blocks.append((Text("history", style=HEADING), None))
+        blocks += [(line, None) for line in self._history(d)]
+        return blocks
+
+    def _title(self, d: Detail) -> Text:
+        entry, title = d.entry, Text()
+        if entry.get("status") == "erased":
+            title.append_text(safe(d.memory_id, one_line=True, style="bold"))
+            title.append(f"  erased (certificate {entry.get('certificate')})", style="bold red")
+            return title
+        title.append_text(safe(f"{entry['entity']} · {entry['attribute']}", one_line=True, style="bold"))
+        title.append(" = ")
+        title.append_text(value_text(entry.get("value")))
+        return title
+
+    def _fields(self, d: Detail) -> Text:
+        out = safe(d.memory_id, one_line=True, style="bold")
         for name in FIELDS:
-            value = detail.entry.get(name)
+            value = d.entry.get(name)
             if value in (None, "", []):
                 continue
             out.append(f"\n{name:<12} ", style="dim")
             out.append_text(value_text(value, 400))
-            if name == "authority" and detail.authority not in (None, value):
-                out.append(f"  (effective {detail.authority}: no stronger than its support)", style="yellow")
+            if name == "authority" and d.authority not in (None, value):
+                out.append(f"  (effective {d.authority}: no stronger than its support)", style="yellow")
         return out
 
-    def _why(self, detail: Detail) -> Text:
-        if detail.entry.get("status") == "erased":
-            return Text("")
+    def _why(self, d: Detail) -> Text:
         out = Text()
-        if detail.reason == "belief":
+        if d.entry.get("status") == "erased":
+            return out
+        if d.reason == "belief":
             out.append("why: ", style="bold")
-            out.append(detail.why)
+            out.append(d.why)
         else:
             out.append("not the belief here: ", style="bold yellow")
-            out.append_text(safe(detail.reason or "", one_line=True))
-            if detail.belief:
+            out.append_text(safe(d.reason or "", one_line=True))
+            if d.belief:
                 out.append(" — the belief is ")
-                out.append_text(safe(detail.belief, one_line=True, style="bold"))
-        out.append(f"\nin context ", style="dim")
-        out.append_text(safe(detail.context or '""', one_line=True))
-        n = len(detail.sources)
+                out.append_text(safe(d.belief, one_line=True, style="bold"))
+        out.append("\nin context ", style="dim")
+        out.append_text(safe(d.context or '""', one_line=True))
+        if not d.lineage_loaded:
+            out.append("\nlineage …", style="dim")
+            return out
+        n = len(d.sources)
         out.append(f"\nindependent sources: {n} ", style="bold")
-        out.append_text(safe(", ".join(detail.sources), one_line=True, max_chars=80))
-        if n == 1 and detail.ancestors > 1:
+        out.append_text(safe(", ".join(d.sources), one_line=True, max_chars=80))
+        if n == 1 and d.ancestors > 1:
             out.append("  ⚠ everything it rests on traces to one source", style="bold yellow")
-        if detail.dangling:
+        if d.dangling:
             out.append("\ncites missing ids: ", style="bold red")
-            out.append_text(safe(", ".join(detail.dangling), one_line=True, max_chars=80))
-        if detail.cycles:
+            out.append_text(safe(", ".join(d.dangling), one_line=True, max_chars=80))
+        if d.cycles:
             out.append("\ncycle: ", style="bold red")
-            out.append_text(safe(" → ".join(detail.cycles[0]), one_line=True, max_chars=80))
+            out.append_text(safe(" → ".join(d.cycles[0]), one_line=True, max_chars=80))
         return out
 
-    def _rivals(self, detail: Detail) -> None:
-        options = self.query_one("#detail-rivals", OptionList)
-        options.clear_options()
-        for rival in detail.rivals:
-            label = safe(rival["memory_id"], one_line=True, style="bold")
-            label.append(f"  {rival['reason']}  ", style="yellow" if rival["reason"] == "belief" else "")
-            label.append_text(value_text(rival["value"], 40))
-            options.add_option(Option(_one_line(label), id=rival["memory_id"]))
-        if not detail.rivals:
-            options.add_option(Option(Text("(none)", style="dim"), disabled=True))
+    def _tree(self, d: Detail) -> list[tuple[Text, str | None]]:
+        if not d.lineage_loaded:
+            return [(Text("…", style="dim"), None)]
+        if not d.tree:
+            return [(Text("(nothing: it cites nothing)", style="dim"), None)]
+        lines: list[tuple[Text, str | None]] = []
 
-    def _tree(self, detail: Detail) -> None:
-        tree = self.query_one("#detail-tree", Tree)
-        tree.clear()
-        tree.root.data = detail.memory_id
-
-        def add(parent, nodes):
-            for node in nodes:
+        def walk(nodes, prefix: str) -> None:
+            for n, node in enumerate(nodes):
+                last = n == len(nodes) - 1
                 note = "cycle" if node["cycle"] else ("missing" if node["row"] is None else "")
-                child = parent.add(entry_label(node["id"], node["row"], note), data=node["id"],
-                                   expand=True, allow_expand=bool(node["children"]))
-                add(child, node["children"])
-        add(tree.root, detail.tree)
-        tree.root.expand()
-        if not detail.tree:
-            tree.root.add_leaf(Text("(nothing: it cites nothing)", style="dim"))
+                line = Text(prefix + ("└─ " if last else "├─ "), style="dim")
+                line.append_text(entry_label(node["id"], node["row"], note))
+                line.no_wrap, line.overflow = True, "ellipsis"
+                lines.append((line, None if node["row"] is None else node["id"]))
+                walk(node["children"], prefix + ("   " if last else "│  "))
+        walk(d.tree, "")
+        return lines
 
-    def _dependents(self, detail: Detail) -> None:
-        options = self.query_one("#detail-dependents", OptionList)
-        options.clear_options()
-        for dependent in detail.descendants:
-            options.add_option(Option(_one_line(entry_label(dependent["id"], dependent["row"])),
-                                      id=dependent["id"]))
-        if not detail.descendants:
-            options.add_option(Option(Text("(none)", style="dim"), disabled=True))
+    def _dependents(self, d: Detail) -> list[tuple[Text, str | None]]:
+        if not d.lineage_loaded:
+            return [(Text("…", style="dim"), None)]
+        if not d.descendants:
+            return [(Text("(none)", style="dim"), None)]
+        out = []
+        for dependent in d.descendants:
+            label = entry_label(dependent["id"], dependent["row"])
+            label.no_wrap, label.overflow = True, "ellipsis"
+            out.append((label, dependent["id"]))
+        return out
 
-    def _history(self, detail: Detail) -> Text:
-        out = Text()
-        for event in detail.events[-50:]:
-            out.append(f"{event['seq']:>7} {event['at'][:19]} ", style="dim")
+    def _history(self, d: Detail) -> list[Text]:
+        lines = []
+        for event in d.events[-50:]:
+            out = Text(f"{event['seq']:>7} {event['at'][:19]} ", style="dim")
             out.append(f"{event['op']:<10} ", style="bold")
             out.append_text(safe(event["actor"], one_line=True, max_chars=24))
             if event["redacted"]:
@@ -187,15 +246,55 @@ class DetailPane(VerticalScroll):
             if event["reason"]:
                 out.append("  ")
                 out.append_text(safe(event["reason"], one_line=True, max_chars=60, style="italic"))
-            out.append("\n")
-        return out
+            lines.append(out)
+        return lines
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if event.option.id:
-            self.post_message(self.Jump(event.option.id))
+    # -- rendering and selection ------------------------------------------------------------
 
-    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
-        event.stop()
-        if event.node.data and event.node is not event.node.tree.root:
-            self.post_message(self.Jump(event.node.data))
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        if index >= len(self._lines):
+            return Strip.blank(width, self.rich_style)
+        segments, target, block = self._lines[index]
+        style = self.rich_style
+        if self._selected is not None and block == self._selected:
+            style = style + self.get_component_rich_style("detail-pane--selected")
+        # The pane's style goes under each segment's own (Segment.apply_style: style first).
+        return Strip(Segment.apply_style(segments, style=style)).crop_extend(0, width, style)
+
+    def _targets(self) -> list[int]:
+        return [i for i, (_, target) in enumerate(self._blocks) if target]
+
+    def focus_lineage(self) -> None:
+        """Select the first node of the lineage tree (or the first jump target) and focus."""
+        targets = self._targets()
+        heading = next((i for i, (t, _) in enumerate(self._blocks) if t.plain == "rests on"), 0)
+        self._selected = next((i for i in targets if i > heading), targets[0] if targets else None)
+        self._scroll_to_selected()
+        self.focus()
+
+    def action_select(self, step: int) -> None:
+        targets = self._targets()
+        if not targets:
+            return
+        if self._selected not in targets:
+            self._selected = targets[0] if step > 0 else targets[-1]
+        else:
+            position = targets.index(self._selected) + step
+            self._selected = targets[max(0, min(len(targets) - 1, position))]
+        self._scroll_to_selected()
+
+    def _scroll_to_selected(self) -> None:
+        rows = [n for n, (_, _, block) in enumerate(self._lines) if block == self._selected]
+        if rows:
+            self.scroll_to_region(self.scrollable_content_region.__class__(0, rows[0], 1, len(rows)),
+                                  animate=False)
+        self.refresh()
+
+    def action_jump(self) -> None:
+        if self._selected is not None and self._blocks[self._selected][1]:
+            self.post_message(self.Jump(self._blocks[self._selected][1]))
+
+    def selected_target(self) -> str | None:
+        return self._blocks[self._selected][1] if self._selected is not None else None

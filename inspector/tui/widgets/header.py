@@ -4,8 +4,6 @@ and the bar of screens with their counts."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.events import Click
 from textual.widgets import Static
 
@@ -59,35 +57,33 @@ class StoreHeader(Static):
         self.update(line, layout=False)
 
 
-class ModeTab(Static):
-    DEFAULT_CSS = "ModeTab { width: auto; padding: 0 1; } ModeTab.-current { background: $accent; }"
-
-    def __init__(self, mode: str, **kw):
-        super().__init__(**kw)
-        self.mode = mode
-
-    def on_click(self, event: Click) -> None:
-        event.stop()
-        self.app.switch_mode(self.mode)
-
-
-class ModeBar(Horizontal):
-    """1 Beliefs  2 Review (3)  3 Conflicts (2) …, the current one highlighted."""
+class ModeBar(Static):
+    """1 Beliefs  2 Review (3)  3 Conflicts (2) …, the current one highlighted; click to switch.
+    One widget, not one per tab: fewer widgets make switching screens cheaper."""
 
     DEFAULT_CSS = "ModeBar { height: 1; background: $boost; }"
 
     def __init__(self, current: str, **kw):
         super().__init__(**kw)
         self.current = current
-
-    def compose(self) -> ComposeResult:
-        for number, (mode, label, _) in enumerate(SCREENS, start=1):
-            yield ModeTab(mode, classes="-current" if mode == self.current else "")
+        self._spans: list[tuple[int, int, str]] = []
 
     def show(self, status: dict) -> None:
-        for number, (tab, (mode, label, count_key)) in enumerate(zip(self.query(ModeTab), SCREENS), start=1):
-            text = Text(f"{number} {label}")
+        line, self._spans = Text(), []
+        for number, (mode, label, count_key) in enumerate(SCREENS, start=1):
+            start = len(line)
+            style = "bold reverse" if mode == self.current else ""
+            line.append(f" {number} {label}", style=style)
             count = status.get(count_key) if count_key else None
             if count:
-                text.append(f" ({count:,})", style="bold")
-            tab.update(text, layout=True)
+                line.append(f" ({count:,})", style=style + " bold")
+            line.append(" ", style=style)
+            self._spans.append((start, len(line), mode))
+            line.append(" ")
+        self.update(line, layout=False)
+
+    def on_click(self, event: Click) -> None:
+        mode = next((m for a, b, m in self._spans if a <= event.x < b), None)
+        if mode:
+            event.stop()
+            self.app.switch_mode(mode)

@@ -2,12 +2,14 @@
 
 Every list on screen (beliefs, the review queue, findings, the audit log …)
 can be millions of rows, so the table is a line-rendering `ScrollView` as tall
-as the row count that asks a `RowSource` for pages of rows, keeps a few dozen
-pages in an LRU, and draws rows it has not fetched yet as a dim placeholder
-(DESIGN §9: the widget never holds the whole store; the UI never blocks on a
-query). Counting and fetching run in thread workers that post their rows
-back; one lock per table makes sure a source is only ever called from one
-thread at a time.
+as the row count that asks a `RowSource` for pages of rows, keeps the last
+MAX_PAGES pages in an LRU, and draws rows it has not fetched yet as a dim
+placeholder (DESIGN §9: the widget never holds the whole store; the UI never
+blocks on a query). Counting and fetching run in thread workers that post
+their rows back; one lock per table makes sure a source is only ever called
+from one thread at a time. On `load()` the old rows stay on screen until the
+new source has counted and fetched the rows around the view, then both swap at
+once (no flash of placeholders on every live reload).
 
 Line 0 is the header; it does not scroll. Row `i` is drawn on line
 `i - scroll_offset.y + 1`, so the virtual height is the row count plus one.
@@ -36,7 +38,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from inspector.tui.text import ESCAPE_STYLE, safe
+from inspector.tui.text import ESCAPE_STYLE, render, safe
 
 Row = Mapping[str, Any]
 
@@ -487,7 +489,8 @@ class VirtualTable(ScrollView, can_focus=True):
 
     @on(_Failed)
     def _report_failure(self, message: _Failed) -> None:
-        self.notify(f"Could not read rows: {message.error}. Reload to try again.",
+        reason = render(str(message.error), one_line=True)  # may quote a hostile value
+        self.notify(f"Could not read rows: {reason}. Reload to try again.",
                     severity="error", markup=False)
 
     # -- rendering ---------------------------------------------------------
