@@ -5,7 +5,6 @@ It never imports the TUI's widgets; `open` imports the app only when it runs.
 
 from __future__ import annotations
 
-import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Optional

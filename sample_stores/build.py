@@ -73,7 +73,7 @@ def obs(id, entity, attribute, value, source, at, **kw):
 
 def branch_contamination() -> Story:
     """Seed 001: a main-branch item laundered through reflection into legacy-v2."""
-    s, main, legacy, repo = Story(), "repo:svc/branch:main", "repo:svc/branch:legacy-v2", "repo:svc"
+    s, legacy, repo = Story(), "repo:svc/branch:legacy-v2", "repo:svc"
     s.write("2025-03-01T04:05:10Z", "agent:427", **obs(
         "M9", "svc", "owner", "team-a", "system:cmdb", "2025-03-01T04:05:09Z", authority=4, scope=repo))
     s.write("2025-03-01T04:06:02Z", "agent:427", **obs(

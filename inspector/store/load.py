@@ -33,6 +33,15 @@ TAKE = ("versions_insert", "known_ids_insert", "entries_forget", "entries_refres
         "edges_forget", "edges_refresh")
 SCOPE_FILTER = ("scope_filter_entries", "scope_filter_versions", "scope_filter_edges")
 SOURCE_RE = r"(%s):[^/\s]+(/.*)?" % "|".join(SOURCE_CLASSES)
+SETTINGS = ("set_utc", "no_progress_bar")
+SCRATCH = ("drop_raw", "drop_staged", "drop_raw_file", "drop_raw_parsed", "drop_raw_lines")
+CLEAR = ("clear_versions", "clear_entries", "clear_edges", "clear_known_ids")
+CONNECTION = {
+    "threads": os.cpu_count() or 2,
+    # Never spill to disk: a spill file (default ./.tmp) would hold personal data that no
+    # erasure knows about.
+    "temp_directory": "",
+}
 
 
 class _NeedExactRead(Exception):
@@ -63,13 +72,9 @@ class Store:
     def __init__(self, root: str | os.PathLike, *, scope: str | None = None, warn: bool = True):
         self.paths: StorePaths = store_paths(root)
         self.scope = scope
-        self.con = duckdb.connect(":memory:", config={"threads": os.cpu_count() or 2})
-        self.con.execute("SET TimeZone = 'UTC'")
-        # Never spill to disk: a spill file (default ./.tmp) would hold personal data that no
-        # erasure knows about.
-        self.con.execute("SET temp_directory = ''")
-        # DuckDB draws a progress bar on stdout for long queries: never into our output.
-        self.con.execute("SET enable_progress_bar = false")
+        self.con = duckdb.connect(":memory:", config=CONNECTION)
+        for name in SETTINGS:
+            self.con.execute(sql(name))
         self.state = LoadState()
         self.lock = threading.RLock()
         exposure = warn_once(self.paths) if warn else None
@@ -91,7 +96,9 @@ class Store:
         return f"{self.state.seq}:{self.state.hash or ''}"
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        return self.con.cursor()
+        cursor = self.con.cursor()
+        cursor.execute(sql("no_progress_bar"))
+        return cursor
 
     # -- the whole log ----------------------------------------------------------------------
 
@@ -114,11 +121,11 @@ class Store:
             self.con.execute(sql("read_log"), {"path": str(self.paths.log)})
         finally:
             counter.join()
-        rows = self.con.execute("SELECT count(*) FROM raw_file").fetchone()[0]
+        rows = self.con.execute(sql("raw_file_count")).fetchone()[0]
         if rows != counted[0] + (1 if tail.torn.strip() else 0):
             raise _NeedExactRead()
         if tail.torn.strip():
-            self.con.execute("DELETE FROM raw_file WHERE rowid >= $n", {"n": counted[0]})
+            self.con.execute(sql("raw_file_drop_torn"), {"n": counted[0]})
         self.con.execute(sql("raw_view_file"))
         if self._problems(first_line=1, prev_seq=0, chained_before=False):
             raise _NeedExactRead()
@@ -154,8 +161,7 @@ class Store:
                 self.con.execute(sql(name), {"scope": self.scope} if name == SCOPE_FILTER[0] else {})
 
     def _staged_counts(self) -> tuple[int, int]:
-        return self.con.execute(
-            "SELECT count(*), count(*) FILTER (WHERE hash IS NULL) FROM staged").fetchone()
+        return self.con.execute(sql("staged_counts")).fetchone()
 
     def _finish(self, tail: Tail) -> None:
         if tail.end > self.state.offset:
@@ -174,9 +180,8 @@ class Store:
                 f"offset {tail.end}); the next append moves it to torn/{tail.end}")
 
     def _drop_scratch(self) -> None:
-        self.con.execute("DROP VIEW IF EXISTS raw")
-        for table in ("staged", "raw_file", "raw_parsed", "raw_lines"):
-            self.con.execute(f"DROP TABLE IF EXISTS {table}")
+        for name in SCRATCH:
+            self.con.execute(sql(name))
 
     # -- appended lines ---------------------------------------------------------------------
 
@@ -206,8 +211,8 @@ class Store:
             self._load_all()
 
     def _reset(self) -> None:
-        for table in ("versions", "entries", "edges", "known_ids"):
-            self.con.execute(f"DELETE FROM {table}")
+        for name in CLEAR:
+            self.con.execute(sql(name))
         self.state = LoadState(warnings=self.state.warnings)
 
     # -- the store as it would be -------------------------------------------------------------

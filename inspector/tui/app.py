@@ -78,6 +78,7 @@ class InspectorApp(App):
 
     def _after_change(self) -> None:
         self.generation += 1
+        self.screen.refresh_bindings()
         self._update_counts()
         screen = self.screen
         if hasattr(screen, "reload"):
@@ -160,19 +161,24 @@ class InspectorApp(App):
 
     @work(thread=True, exclusive=True, group="write")
     def _apply(self, plan, reason: str) -> None:
-        self.pending_write = True
+        self._pending(True)
         try:
             done = apply_action(self.session, plan, reason)
         except InspectorError as error:
             self.call_from_thread(self.notify, str(error), severity="error", timeout=15)
             return
         finally:
-            self.pending_write = False
+            self._pending(False)
         self.session.rebuild_view()
         n = len(done.affected)
         self.call_from_thread(self.notify, f"{done.request.action}: {n} {'entry' if n == 1 else 'entries'} "
                                            f"in batch {done.batch} (seq {done.seqs[0]}–{done.seqs[-1]})")
         self.call_from_thread(self._after_change)
+
+    def _pending(self, pending: bool) -> None:
+        """Worker thread: a write is (no longer) running; actions are disabled meanwhile."""
+        self.pending_write = pending
+        self.call_from_thread(self.screen.refresh_bindings)
 
     def start_erasure(self, subject: str | None, ids: list[str]) -> None:
         self._plan_erase(subject, ids)
@@ -193,14 +199,14 @@ class InspectorApp(App):
 
     @work(thread=True, exclusive=True, group="write")
     def _erase(self, plan, reason: str) -> None:
-        self.pending_write = True
+        self._pending(True)
         try:
             done = apply_erase(self.session, plan, reason)
         except InspectorError as error:
             self.call_from_thread(self.notify, str(error), severity="error", timeout=15)
             return
         finally:
-            self.pending_write = False
+            self._pending(False)
         self.session.rebuild_view()
         self.session.last_certificate = done.certificate
         self.call_from_thread(self.notify, f"erased {len(done.erased)} entries; certificate "

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping
@@ -87,7 +86,7 @@ class Session:
         self.store: Store | None = None
         self.spec = ViewSpec(None, Moment.resolve())
         self.live_time = True          # the view follows "now" (no --as-of typed)
-        self.pattern = "%"
+        self.needle = ""
         self.chain: dict | None = None  # the last audit --verify report
         self._whole: Store | None = None
 
@@ -114,7 +113,7 @@ class Session:
 
     @contextmanager
     def reader(self) -> Iterator[Any]:
-        cursor = self.store.con.cursor()
+        cursor = self.store.cursor()
         try:
             yield cursor
         finally:
@@ -127,25 +126,28 @@ class Session:
         self.spec = ViewSpec(context, Moment.resolve(as_of, valid_at))
 
     def rebuild_view(self) -> int:
-        """Materialize the view's beliefs and the filtered rows; return the row count."""
+        """Materialize the view's beliefs and every screen's rows; return the belief rows."""
         if self.live_time:
             self.spec = replace(self.spec, moment=Moment.resolve())
         with self.store.lock, self.reader() as cur:
             beliefs.materialize(cur, self.spec)
+            for name in ("tui_beliefs_all", "tui_held_rows", "tui_quarantine_rows", "tui_conflict_rows"):
+                cur.execute(sql(name))
+            if self.scope is not None:
+                cur.execute(sql("tui_log_rows"))
             return self._filter(cur)
 
     def refilter(self, text: str) -> int:
-        self.pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" \
-            if text else "%"
+        self.needle = text.lower()
         with self.store.lock, self.reader() as cur:
             return self._filter(cur)
 
     def _filter(self, cur) -> int:
-        cur.execute(sql("tui_beliefs_filtered"), {"pattern": self.pattern})
-        for name in ("tui_held_rows", "tui_quarantine_rows", "tui_conflict_rows"):
-            cur.execute(sql(name))
-        if self.scope is not None:
-            cur.execute(sql("tui_log_rows"))
+        if self.needle:
+            cur.execute(sql("tui_beliefs_filtered"), {"needle": self.needle})
+            cur.execute(sql("tui_beliefs_filtered_view"))
+        else:
+            cur.execute(sql("tui_beliefs_unfiltered"))
         return cur.execute(sql("tui_beliefs_count")).fetchone()[0]
 
     def belief_source(self) -> TableSource:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from textual.widgets import Input
 
 from tuikit import make_app, private_copy, ready, until

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 

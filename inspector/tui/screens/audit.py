@@ -4,7 +4,6 @@ process so that hashing never stalls the screen)."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
@@ -13,7 +12,6 @@ from ..text import safe
 from ..widgets.header import chain_text
 from ..widgets.virtual_table import Column, VirtualTable
 from .base import InspectorScreen
-from .tables import time_cell
 
 
 class AuditScreen(InspectorScreen):
@@ -24,7 +22,7 @@ class AuditScreen(InspectorScreen):
         yield Static(id="audit-status", classes="hint")
         yield VirtualTable([
             Column("seq", "SEQ", 9, render=lambda v: Text(str(v))),
-            Column("at", "AT", 20, render=time_cell),
+            Column("at", "AT", 20, render=lambda v: Text(v.strftime("%Y-%m-%d %H:%M:%S") if v else "")),
             Column("op", "OP", 10, render=lambda v: Text(v, style="bold")),
             Column("actor", "ACTOR", 20), Column("memory_id", "ENTRY", 12),
             Column("status", "STATUS", 11), Column("batch", "BATCH", 18),

@@ -9,12 +9,12 @@ import threading
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from ...store.registry import ACTIONS
 from ..widgets.detail import DetailPane
 from ..widgets.header import ModeBar, StoreHeader
+from ..widgets.keybar import KeyBar
 
 
 LINEAGE_GRACE_S = 0.03   # paint once if the lineage is ready this soon, else in two steps
@@ -32,7 +32,7 @@ class InspectorScreen(Screen):
         yield StoreHeader()
         yield ModeBar(self.MODE)
         yield from self.body()
-        yield Footer()
+        yield KeyBar()
 
     def body(self) -> ComposeResult:
         yield from ()

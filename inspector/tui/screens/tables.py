@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from ...store.model import format_time
 from ..text import safe
 from ..widgets.detail import DetailPane, value_text
 from ..widgets.virtual_table import Column, VirtualTable
@@ -23,7 +22,7 @@ def json_cell(text) -> Text:
 
 
 def time_cell(value) -> Text:
-    return Text(format_time(value)[:19] if value else "")
+    return Text(value.strftime("%m-%d %H:%M") if value else "")
 
 
 class EntryTableScreen(InspectorScreen):
@@ -81,10 +80,10 @@ class ReviewScreen(EntryTableScreen):
     BINDINGS = action_bindings(ACTIONS)
 
     def columns(self) -> list[Column]:
-        return [Column("memory_id", "ID", 10), Column("held_reason", "HELD BECAUSE", 26),
-                Column("entity", "ENTITY", 14), Column("attribute", "ATTRIBUTE", 14),
-                Column("value", "VALUE", None, render=json_cell), Column("source", "SOURCE", 22),
-                Column("held_at", "HELD AT", 20, render=time_cell)]
+        return [Column("memory_id", "ID", 8), Column("held_reason", "HELD BECAUSE", 19),
+                Column("entity", "ENTITY", 12), Column("attribute", "ATTRIBUTE", 12),
+                Column("value", "VALUE", None, render=json_cell), Column("source", "SOURCE", 16),
+                Column("held_at", "HELD AT", 11, render=time_cell)]
 
     def source(self):
         return self.app.session.held_source()
@@ -98,10 +97,10 @@ class QuarantineScreen(EntryTableScreen):
     BINDINGS = action_bindings(ACTIONS)
 
     def columns(self) -> list[Column]:
-        return [Column("memory_id", "ID", 10), Column("entity", "ENTITY", 14),
-                Column("attribute", "ATTRIBUTE", 14), Column("value", "VALUE", None, render=json_cell),
-                Column("batch", "BATCH", 15), Column("actor", "BY", 16),
-                Column("quarantined_at", "AT", 20, render=time_cell), Column("reason", "REASON", 24)]
+        return [Column("memory_id", "ID", 8), Column("entity", "ENTITY", 12),
+                Column("attribute", "ATTRIBUTE", 12), Column("value", "VALUE", None, render=json_cell),
+                Column("batch", "BATCH", 14), Column("actor", "BY", 14),
+                Column("quarantined_at", "AT", 11, render=time_cell), Column("reason", "REASON", 18)]
 
     def source(self):
         return self.app.session.quarantine_source()
@@ -116,11 +115,11 @@ class ConflictsScreen(EntryTableScreen):
 
     def columns(self) -> list[Column]:
         return [Column("marker", "MARKER", 19, render=lambda v: Text(v, style="yellow")),
-                Column("memory_id", "BELIEF", 10),
-                Column("causes", "CAUSED BY", 18, render=lambda v: safe(", ".join(v), one_line=True)),
-                Column("entity", "ENTITY", 14), Column("attribute", "ATTRIBUTE", 14),
+                Column("memory_id", "BELIEF", 8),
+                Column("causes", "CAUSED BY", 14, render=lambda v: safe(", ".join(v), one_line=True)),
+                Column("entity", "ENTITY", 12), Column("attribute", "ATTRIBUTE", 12),
                 Column("value", "VALUE", None, render=json_cell),
-                Column("scope", "SCOPE", 22, render=lambda v: safe(v or '""', one_line=True))]
+                Column("scope", "SCOPE", 16, render=lambda v: safe(v or '""', one_line=True))]
 
     def body(self) -> ComposeResult:
         yield Static(Text(self.HINT, style="dim"), classes="hint")

@@ -30,6 +30,12 @@ FIELDS = ("kind", "status", "held_reason", "source", "authority", "confidence", 
 HEADING = Style(bold=True, color="#ffa62b")
 
 
+def _heading(label: str) -> Text:
+    text = Text()
+    text.append(label, style=HEADING)
+    return text
+
+
 def value_text(value, max_chars: int | None = None) -> Text:
     if isinstance(value, str):
         return safe(value, one_line=True, max_chars=max_chars)
@@ -131,7 +137,7 @@ class DetailPane(ScrollView, can_focus=True):
     def _build(self, d: Detail) -> list[tuple[Text, str | None]]:
         blocks: list[tuple[Text, str | None]] = [(self._title(d), None), (self._fields(d), None),
                                                   (self._why(d), None)]
-        blocks.append((Text("rivals", style=HEADING), None))
+        blocks.append((_heading("rivals"), None))
         for rival in d.rivals:
             label = safe(rival["memory_id"], one_line=True, style="bold")
             label.append(f"  {rival['reason']}  ", style="yellow" if rival["reason"] == "belief" else "")
@@ -139,11 +145,11 @@ class DetailPane(ScrollView, can_focus=True):
             blocks.append((label, rival["memory_id"]))
         if not d.rivals:
             blocks.append((Text("(none)", style="dim"), None))
-        blocks.append((Text("rests on", style=HEADING), None))
+        blocks.append((_heading("rests on"), None))
         blocks += self._tree(d)
-        blocks.append((Text("rests on it", style=HEADING), None))
+        blocks.append((_heading("rests on it"), None))
         blocks += self._dependents(d)
-        blocks.append((Text("history", style=HEADING), None))
+        blocks.append((_heading("history"), None))
         blocks += [(line, None) for line in self._history(d)]
         return blocks
 

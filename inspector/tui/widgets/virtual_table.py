@@ -20,12 +20,9 @@ the one sanitizer, `inspector.tui.text.safe`) and is never parsed as markup.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from collections.abc import Iterable
+from typing import ClassVar
 
-from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -38,152 +35,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from inspector.tui.text import ESCAPE_STYLE, render, safe
+from inspector.tui.text import render
 
-Row = Mapping[str, Any]
+from .rows import (GUTTER, MIN_SHARED_WIDTH, Column, Row, RowSource, _as_text, _PageCache,  # noqa: F401
+                   _PageRequests, _safe_one_line, cell_segments, column_widths)
 
-GUTTER = 2  # a mark glyph and a space
 MARK_GLYPH = "●"
 PLACEHOLDER = "…"
-MIN_SHARED_WIDTH = 8
-
-
-@dataclass(frozen=True)
-class Column:
-    """One column: which row field it shows, its header and how wide it is."""
-
-    key: str
-    label: str  # header text (trusted, but still never parsed as markup)
-    width: int | None = None  # cells; None shares the remaining width (min 8)
-    render: Callable[[Any], Text] | None = None  # default: safe(value, one_line=True)
-
-
-class RowSource(Protocol):
-    """Numbered rows the table pages through. Both calls may run a query, so
-    the table only ever calls them from a worker thread, one call at a time."""
-
-    def count(self) -> int: ...
-
-    def fetch(self, first: int, last: int) -> list[Row]: ...  # rows first..last, inclusive
-
-
-def column_widths(columns: list[Column], width: int) -> tuple[int, ...]:
-    """Cell widths for `width` cells: fixed columns as asked, the rest share."""
-    fixed = sum(column.width for column in columns if column.width is not None)
-    shared = [column for column in columns if column.width is None]
-    free = width - GUTTER - fixed - (len(columns) - 1)
-    share, extra = divmod(max(free, 0), len(shared)) if shared else (0, 0)
-    widths, nth = [], 0
-    for column in columns:
-        if column.width is not None:
-            widths.append(column.width)
-            continue
-        widths.append(max(MIN_SHARED_WIDTH, share + (nth < extra)))
-        nth += 1
-    return tuple(widths)
-
-
-def cell_segments(text: Text, width: int, console: Console) -> list[Segment]:
-    """`text` on one line of exactly `width` cells, cut with an ellipsis."""
-    if "\n" in text.plain:  # a custom render broke the one-line contract
-        text = Text("⏎", style=ESCAPE_STYLE).join(text.split(allow_blank=True))
-    if text.cell_len > width:
-        text = text.copy()
-        text.truncate(width, overflow="ellipsis")
-    pad = " " * (width - text.cell_len)
-    if not text.spans and not text.style:  # the common case: one plain segment
-        return [Segment(text.plain + pad)]
-    segments = list(text.render(console, end=""))
-    if pad:
-        segments.append(Segment(pad))
-    return segments
-
-
-class _PageCache:
-    """The fetched pages, least recently used dropped first."""
-
-    def __init__(self, page_size: int, max_pages: int) -> None:
-        self.page_size, self.max_pages = page_size, max_pages
-        self._pages: OrderedDict[int, list[Row]] = OrderedDict()
-
-    def __contains__(self, page: int) -> bool:
-        return page in self._pages
-
-    @property
-    def rows_held(self) -> int:
-        return sum(len(rows) for rows in self._pages.values())
-
-    def row(self, index: int) -> Row | None:
-        page, offset = divmod(index, self.page_size)
-        rows = self._pages.get(page)
-        if rows is None:
-            return None
-        self._pages.move_to_end(page)
-        return rows[offset] if offset < len(rows) else None
-
-    def put(self, page: int, rows: list[Row]) -> None:
-        self._pages[page] = rows
-        self._pages.move_to_end(page)
-        while len(self._pages) > self.max_pages:
-            self._pages.popitem(last=False)
-
-    def find(self, field: str, key: str) -> int | None:
-        """The index of the cached row whose `field` is `key`, if any."""
-        for page, rows in self._pages.items():
-            for offset, row in enumerate(rows):
-                if str(row.get(field)) == key:
-                    return page * self.page_size + offset
-        return None
-
-    def clear(self) -> None:
-        self._pages.clear()
-
-
-class _PageRequests:
-    """Pages wanted from one loaded source, shared by the UI thread and the
-    fetch worker. The worker takes the newest request first (the page in view
-    now). `want` says whether a worker must be started; that is decided under
-    the lock, so a request never waits on a worker that is already leaving."""
-
-    def __init__(self, source: RowSource, count: int, page_size: int) -> None:
-        self.source, self.count, self.page_size = source, count, page_size
-        self._lock = threading.Lock()
-        self._queued: dict[int, None] = {}
-        self._busy: set[int] = set()
-        self._failed: set[int] = set()
-        self._draining = self._closed = False
-
-    def span(self, page: int) -> tuple[int, int]:
-        first = page * self.page_size
-        return first, min(self.count, first + self.page_size) - 1
-
-    def want(self, page: int) -> bool:
-        with self._lock:
-            if self._closed or page in self._queued or page in self._busy or page in self._failed:
-                return False
-            self._queued[page] = None
-            start, self._draining = not self._draining, True
-            return start
-
-    def take(self) -> int | None:
-        with self._lock:
-            if self._closed or not self._queued:
-                self._draining = False
-                return None
-            page, _ = self._queued.popitem()
-            self._busy.add(page)
-            return page
-
-    def settle(self, page: int, *, failed: bool = False) -> None:
-        with self._lock:
-            self._busy.discard(page)
-            if failed:
-                self._failed.add(page)
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            self._queued.clear()
 
 
 class _RowMessage(Message):
@@ -644,10 +502,3 @@ class VirtualTable(ScrollView, can_focus=True):
             self._want(page)
 
 
-def _safe_one_line(value: Any) -> Text:
-    return safe(value, one_line=True)
-
-
-def _as_text(cell: Any) -> Text:
-    """A column's render result; anything but Text is sanitized, never parsed."""
-    return cell if isinstance(cell, Text) else safe(cell, one_line=True)
