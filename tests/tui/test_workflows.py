@@ -175,3 +175,23 @@ def test_live_lines_from_another_writer_appear(tmp_path):
             await until(pilot, lambda: app.status.get("events") == 8, timeout=4)
             assert table(app).row_at(table(app).cursor_row)["memory_id"] == before
     run(main())
+
+
+def test_enter_on_a_lineage_node_jumps_to_it(tmp_path):
+    store = private_copy("branch-contamination", tmp_path / "store")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("end")                  # M7, the laundered summary
+            pane = app.screen.query_one("#detail")
+            await until(pilot, lambda: pane.detail is not None and pane.detail.memory_id == "M7"
+                        and pane.detail.lineage_loaded, what="M7's detail")
+            await pilot.press("l")
+            assert pane.selected_target() == "M3"
+            await pilot.press("down", "enter")        # M3's own ancestor M2
+            await until(pilot, lambda: pane.detail.memory_id == "M2", what="the jump")
+            assert table(app).row_at(table(app).cursor_row)["memory_id"] == "M2"
+            assert app.focused is table(app)
+    run(main())

@@ -81,6 +81,7 @@ class DetailPane(ScrollView, can_focus=True):
         self._lines: list[tuple[list[Segment], str | None, int]] = []  # wrapped: segments, target, block
         self._selected: int | None = None                   # index into _blocks
         self._width = 0
+        self._wrap_console: Console | None = None
         self.detail: Detail | None = None
 
     # -- content ------------------------------------------------------------------------------
@@ -109,7 +110,10 @@ class DetailPane(ScrollView, can_focus=True):
 
     def _wrap(self) -> None:
         width = max(10, self.scrollable_content_region.width or self.size.width or 50)
-        console = Console(width=width, color_system="truecolor", legacy_windows=False, force_terminal=True)
+        if self._wrap_console is None or self._wrap_console.width != width:
+            self._wrap_console = Console(width=width, color_system="truecolor", legacy_windows=False,
+                                    force_terminal=True)
+        console = self._wrap_console
         self._lines = []
         for index, (text, target) in enumerate(self._blocks):
             if text.no_wrap:        # tree lines keep their indentation: cut, never re-wrapped
