@@ -219,6 +219,38 @@ class EventBook:
                            reason=reason, batch=self.batch)
 
 
+class RowPlanner:
+    """Maps the rows of a foreign table to event drafts, one row at a time: a row that cannot
+    be mapped is a bad row (listed, never dropped silently); the drafts come out in time
+    order, rowid breaking ties. Subclasses set `plan` and `book` and define `take`."""
+
+    plan: Plan
+    book: EventBook
+
+    def __init__(self) -> None:
+        self.timed: list[tuple[datetime, int, dict]] = []
+
+    def read(self, raw: tuple):
+        """The row `take` is given (the raw tuple unless a subclass parses it)."""
+        return raw
+
+    def take(self, row) -> None:
+        raise NotImplementedError
+
+    def run(self, raws: list[tuple]) -> Plan:
+        for raw in raws:
+            try:
+                self.take(self.read(raw))
+            except BadRow as bad:
+                self.plan.bad_rows.append((raw[0], str(bad)))
+        self.timed.sort(key=lambda item: (item[0], item[1]))
+        for moment, _rowid, draft in self.timed:
+            draft["at"] = rfc3339(moment)
+        self.plan.drafts = [draft for _m, _r, draft in self.timed]
+        self.plan.held = dict(self.book.held)
+        return self.plan
+
+
 def new_batch() -> str:
     """One batch id for every event of one import (it groups them, like any action's batch)."""
     return f"import-{uuid.uuid4().hex}"

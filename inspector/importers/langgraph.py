@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..store.errors import BadInput
 from ..store.model import now_utc
-from .common import (BadRow, EventBook, Plan, as_text, build_store, check_target, columns,
+from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, columns,
                      count_rows, json_safe, new_batch, open_sqlite, parse_sqlite_time,
                      plural, read_rows, refusal, require_columns, require_table, rfc3339, tables)
 
@@ -59,27 +59,14 @@ class LangGraphPlan(Plan):
     expired: int = 0
 
 
-class Planner:
+class Planner(RowPlanner):
     """Maps `store` rows to write events in time order (updated_at, then rowid)."""
 
     def __init__(self, kind: str, batch: str, now: datetime):
+        super().__init__()
         self.kind, self.now = kind, now
         self.book = EventBook(ACTOR, batch)
         self.plan = LangGraphPlan()
-        self.timed: list[tuple[datetime, int, dict]] = []
-
-    def run(self, raws: list[tuple]) -> LangGraphPlan:
-        for raw in raws:
-            try:
-                self.take(raw)
-            except BadRow as bad:
-                self.plan.bad_rows.append((raw[0], str(bad)))
-        self.timed.sort(key=lambda item: (item[0], item[1]))
-        for moment, _rowid, draft in self.timed:
-            draft["at"] = rfc3339(moment)
-        self.plan.drafts = [draft for _m, _r, draft in self.timed]
-        self.plan.held = dict(self.book.held)
-        return self.plan
 
     def take(self, raw: tuple) -> None:
         rowid, prefix, key, value, created, updated, expires = raw

@@ -31,7 +31,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..store.errors import BadInput
-from .common import (BadRow, EventBook, Plan, as_text, build_store, check_target, count_rows,
+from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, count_rows,
                      new_batch, open_sqlite, parse_sqlite_time, plural, read_rows, refusal,
                      require_columns, require_table, rfc3339, tables)
 
@@ -149,28 +149,18 @@ class Mem0Plan(Plan):
     agent_fallback: set[str] = field(default_factory=set)  # memory ids by agent:mem0
 
 
-class Planner:
+class Planner(RowPlanner):
     """Maps history rows, in rowid order, to events; a memory's rows depend on its earlier ones."""
 
     def __init__(self, layout: Layout, batch: str):
+        super().__init__()
         self.layout = layout
         self.book = EventBook(ACTOR, batch)
         self.plan = Mem0Plan()
         self.last: dict[str, datetime] = {}         # memory id -> time of its last event
-        self.timed: list[tuple[datetime, int, dict]] = []
 
-    def run(self, raws: list[tuple]) -> Mem0Plan:
-        for raw in raws:
-            try:
-                self.take(read_row(raw, self.layout))
-            except BadRow as bad:
-                self.plan.bad_rows.append((raw[0], str(bad)))
-        self.timed.sort(key=lambda item: (item[0], item[1]))
-        for moment, _rowid, draft in self.timed:
-            draft["at"] = rfc3339(moment)
-        self.plan.drafts = [draft for _m, _r, draft in self.timed]
-        self.plan.held = dict(self.book.held)
-        return self.plan
+    def read(self, raw: tuple) -> Row:
+        return read_row(raw, self.layout)
 
     def take(self, row: Row) -> None:
         before = self.book.states.get(row.memory_id)

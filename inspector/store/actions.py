@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from . import beliefs
@@ -208,14 +209,22 @@ def new_batch() -> str:
     return "b-" + secrets.token_hex(6)
 
 
-def apply(store: Store, plan: Plan) -> Plan:
-    """Append the plan's events under the lock, if the log has not changed the plan."""
+@contextmanager
+def unchanged(store: Store, make, plan, what: str):
+    """Under the store's lock: (writer, the plan made again against the log as it is now).
+    Refuses when the log changed in a way that alters what the operator reviewed."""
     with LogWriter(store.paths) as writer:
         store.refresh()
-        fresh = make_plan(store, plan.request)
+        fresh = make(store, plan.request)
         if fresh.fingerprint() != plan.fingerprint():
-            raise Refused("store changed; review again: the log changed since this plan was made "
-                          "(nothing written)")
+            raise Refused(f"store changed; review again: the log changed since this {what} was "
+                          "planned (nothing written)")
+        yield writer, fresh
+
+
+def apply(store: Store, plan: Plan) -> Plan:
+    """Append the plan's events under the lock, if the log has not changed the plan."""
+    with unchanged(store, make_plan, plan, "action") as (writer, fresh):
         batch = new_batch()
         for draft in fresh.drafts:
             draft["batch"] = batch

@@ -16,6 +16,7 @@ import shutil
 from dataclasses import dataclass, field
 
 from . import gate
+from .actions import unchanged
 from .append import (LogWriter, event_draft, fsync_dir, line_bytes, make_dir, replace_file,
                      write_file)
 from .audit import is_redacted
@@ -123,12 +124,7 @@ def _check_reason(store: Store, request: EraseRequest, erased: list[str]) -> Non
 
 def apply_erasure(store: Store, plan: ErasurePlan) -> ErasurePlan:
     """Erase under the store's lock, if the log has not changed the plan."""
-    with LogWriter(store.paths) as writer:
-        store.refresh()
-        fresh = plan_erasure(store, plan.request)
-        if fresh.fingerprint() != plan.fingerprint():
-            raise Refused("store changed; review again: the log changed since this erasure was "
-                          "planned (nothing written)")
+    with unchanged(store, plan_erasure, plan, "erasure") as (writer, fresh):
         fresh.salt = plan.salt
         certificate_id = "cert-" + secrets.token_hex(8)
         events, head_after, document = _erase_events(fresh, certificate_id, writer)

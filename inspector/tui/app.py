@@ -159,20 +159,26 @@ class InspectorApp(App):
         if reason is not None:
             self._apply(plan, reason)
 
-    @work(thread=True, exclusive=True, group="write")
     def _apply(self, plan, reason: str) -> None:
+        def done(result) -> str:
+            n = len(result.affected)
+            return (f"{result.request.action}: {n} {'entry' if n == 1 else 'entries'} in batch "
+                    f"{result.batch} (seq {result.seqs[0]}–{result.seqs[-1]})")
+        self._write(apply_action, plan, reason, done)
+
+    @work(thread=True, exclusive=True, group="write")
+    def _write(self, apply_fn, plan, reason: str, describe) -> None:
+        """Apply a reviewed plan (the one write path of the TUI), then show what it did."""
         self._pending(True)
         try:
-            done = apply_action(self.session, plan, reason)
+            result = apply_fn(self.session, plan, reason)
         except InspectorError as error:
             self.call_from_thread(self.notify, str(error), severity="error", timeout=15)
             return
         finally:
             self._pending(False)
         self.session.rebuild_view()
-        n = len(done.affected)
-        self.call_from_thread(self.notify, f"{done.request.action}: {n} {'entry' if n == 1 else 'entries'} "
-                                           f"in batch {done.batch} (seq {done.seqs[0]}–{done.seqs[-1]})")
+        self.call_from_thread(self.notify, describe(result), timeout=10)
         self.call_from_thread(self._after_change)
 
     def _pending(self, pending: bool) -> None:
@@ -197,23 +203,12 @@ class InspectorApp(App):
         self.call_from_thread(self.push_screen, EraseModal(plan),
                               lambda reason: reason is not None and self._erase(plan, reason))
 
-    @work(thread=True, exclusive=True, group="write")
     def _erase(self, plan, reason: str) -> None:
-        self._pending(True)
-        try:
-            done = apply_erase(self.session, plan, reason)
-        except InspectorError as error:
-            self.call_from_thread(self.notify, str(error), severity="error", timeout=15)
-            return
-        finally:
-            self._pending(False)
-        self.session.rebuild_view()
-        self.session.last_certificate = done.certificate
-        self.call_from_thread(self.notify, f"erased {len(done.erased)} entries; certificate "
-                                           f"{done.certificate['id']}", timeout=10)
-        self.call_from_thread(self._after_change)
-        self.verify_chain()
-
+        def done(result) -> str:
+            self.session.last_certificate = result.certificate
+            self.verify_chain()
+            return f"erased {len(result.erased)} entries; certificate {result.certificate['id']}"
+        self._write(apply_erase, plan, reason, done)
 
 def _short_head(head: str | None) -> str | None:
     if not head:
