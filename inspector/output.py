@@ -41,8 +41,8 @@ def print_json(document: Any) -> None:
     sys.stdout.write(dumps(document) + "\n")
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def say(message: str) -> None:
@@ -234,7 +234,7 @@ def _belief_side(side: dict | None) -> Text:
 def print_plan(doc: dict) -> None:
     out = console()
     verb = "would" if doc["dry_run"] else "did"
-    head = Text(f"{doc['op']}: {plural(len(doc['affected']), 'entry').replace('entrys', 'entries')} "
+    head = Text(f"{doc['op']}: {plural(len(doc['affected']), 'entry', 'entries')} "
                 f"{'to change' if doc['dry_run'] else 'changed'}")
     if doc.get("batch"):
         head.append(f" in batch {doc['batch']} (seq {doc['seqs'][0]}–{doc['seqs'][-1]})")

@@ -41,6 +41,17 @@ def judge_now(con: duckdb.DuckDBPyConnection) -> ViewSpec:
     return spec
 
 
+def judgement(con: duckdb.DuckDBPyConnection, spec: ViewSpec, entry: dict, context: str) -> dict:
+    """How the belief rule judges an entry's key in `context`: every entry about it with its
+    reason, this entry's reason and effective authority, the winner, and why it wins."""
+    rows = beliefs.rivals(con, spec, entry["entity"], entry["attribute"], context)
+    own = next((r for r in rows if r["memory_id"] == entry["id"]), None)
+    winner = next((r for r in rows if r["reason"] == "belief"), None)
+    return {"rows": rows, "reason": own["reason"] if own else None,
+            "authority": own["authority"] if own else None,
+            "belief": winner["memory_id"] if winner else None, "why": beliefs.why(rows)}
+
+
 def show(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
     """DESIGN §8 `show`: the entry, its events, its rivals in its own scope now, lineage."""
     entry = require(con, memory_id, where)
@@ -49,15 +60,10 @@ def show(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
            "ancestors": found.ancestors, "descendants": found.descendants,
            "independent_sources": found.independent_sources, "belief": None, "reason": None}
     if entry.get("status") != "erased":
-        spec = judge_now(con)
-        rows = beliefs.rivals(con, spec, entry["entity"], entry["attribute"], entry.get("scope") or "")
+        judged = judgement(con, judge_now(con), entry, entry.get("scope") or "")
         doc["rivals"] = [{"memory_id": r["memory_id"], "value": beliefs.json_value(r["value"]),
-                          "reason": r["reason"]} for r in rows if r["memory_id"] != memory_id]
-        own = next((r for r in rows if r["memory_id"] == memory_id), None)
-        winner = next((r for r in rows if r["reason"] == "belief"), None)
-        doc["belief"] = winner["memory_id"] if winner else None
-        doc["reason"] = own["reason"] if own else None
-        doc["why"] = beliefs.why(rows)
+                          "reason": r["reason"]} for r in judged["rows"] if r["memory_id"] != memory_id]
+        doc.update(belief=judged["belief"], reason=judged["reason"], why=judged["why"])
     return doc
 
 

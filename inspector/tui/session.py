@@ -209,15 +209,11 @@ class Session:
         return found
 
     def _judge(self, cur, found: Detail) -> None:
-        rows = beliefs.rivals(cur, self.spec, found.entry["entity"], found.entry["attribute"], found.context)
-        found.why = beliefs.why(rows)
-        found.rivals = [{**r, "value": beliefs.json_value(r["value"])} for r in rows
+        judged = entries.judgement(cur, self.spec, found.entry, found.context)
+        found.rivals = [{**r, "value": beliefs.json_value(r["value"])} for r in judged["rows"]
                         if r["memory_id"] != found.memory_id]
-        own = next((r for r in rows if r["memory_id"] == found.memory_id), None)
-        found.reason = own["reason"] if own else None
-        found.authority = own["authority"] if own else None
-        winner = next((r for r in rows if r["reason"] == "belief"), None)
-        found.belief = winner["memory_id"] if winner else None
+        found.why, found.reason = judged["why"], judged["reason"]
+        found.authority, found.belief = judged["authority"], judged["belief"]
 
     def _lineage(self, cur, found: Detail) -> None:
         whole = lineage.lineage(cur, found.memory_id)

@@ -195,3 +195,22 @@ def test_enter_on_a_lineage_node_jumps_to_it(tmp_path):
             assert table(app).row_at(table(app).cursor_row)["memory_id"] == "M2"
             assert app.focused is table(app)
     run(main())
+
+
+def test_scope_hides_everything_outside_it(tmp_path):
+    store = private_copy("multi-tenant", tmp_path / "store")
+
+    async def main():
+        app = make_app(store, scope="tenant:globex")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await until(pilot, lambda: table(app).row_count == 2 and table(app).row_at(1) is not None)
+            assert [table(app).row_at(i)["memory_id"] for i in range(2)] == ["T2", "T7"]
+            assert app.status["events"] == 2 and app.status["held"] == 0
+            await pilot.press("q")                     # planned on the whole store, inside the scope
+            await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal")
+            assert app.screen.plan.affected == ["T2"]
+            await pilot.press(*"globex review", "enter")
+            await until(pilot, lambda: len(events(store)) == 8 and not app.pending_write)
+    run(main())
+    assert (events(store)[-1]["op"], events(store)[-1]["memory_id"]) == ("quarantine", "T2")
