@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .tui.text import render, safe, safe_json
+from .tui.text import render, safe, safe_value as value_text
 
 _TERMINAL_UNSAFE = re.compile(
     "[\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
@@ -88,13 +88,6 @@ def table(columns: Iterable[str], rows: Iterable[Iterable[Text | str]], title: s
     for row in cells:
         out.add_row(*row)
     return out
-
-
-def value_text(value: Any, max_chars: int | None = None) -> Text:
-    """A memory value: strings shown bare, anything else as JSON."""
-    if isinstance(value, str):
-        return safe(value, one_line=True, max_chars=max_chars)
-    return safe_json(value, one_line=True, max_chars=max_chars)
 
 
 # -- one printer per command -------------------------------------------------------------

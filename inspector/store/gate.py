@@ -54,21 +54,18 @@ def is_trusted(entry: dict) -> bool:
     return kind == "user" and who in segments(entry.get("scope") or "")
 
 
+def _first(entry: dict, detector) -> detect.Finding | None:
+    """The first finding of `detector` in any string of the entry's value."""
+    return next((f for f in map(detector, detect.texts_of(entry.get("value"))) if f), None)
+
+
 def rule_finding(entry: dict) -> detect.Finding | None:
     """The instruction aimed at the agent in this entry's value, if any."""
-    for text in detect.texts_of(entry.get("value")):
-        found = detect.rule_shape(text)
-        if found:
-            return found
-    return None
+    return _first(entry, detect.rule_shape)
 
 
 def secret_finding(entry: dict) -> detect.Finding | None:
-    for text in detect.texts_of(entry.get("value")):
-        found = detect.secret(text)
-        if found:
-            return found
-    return None
+    return _first(entry, detect.secret)
 
 
 def text_reason(entry: dict, suppression: Suppression) -> str | None:

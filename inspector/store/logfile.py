@@ -85,10 +85,11 @@ class Tail:
     torn: bytes       # bytes after it: an incomplete last line, or b""
 
 
-def read_tail(path: Path, start: int = 0) -> Tail:
-    """Find the end of the last complete line, reading backwards from the end of the file."""
+def read_tail(path: Path, start: int = 0, stop: int | None = None) -> Tail:
+    """Find the end of the last complete line, reading backwards from the end of the file (or
+    from offset `stop`, treating the bytes before it as the whole file)."""
     with open(path, "rb") as f:
-        size = f.seek(0, os.SEEK_END)
+        size = f.seek(0, os.SEEK_END) if stop is None else stop
         pos, block, chunk = size, 1 << 16, b""
         while pos > start:
             step = min(block, pos - start)
@@ -136,15 +137,6 @@ def decode_lines(lines: list[bytes]) -> list[str | None]:
 
 
 def last_line(path: Path, end: int) -> bytes:
-    """The last complete line before offset `end` (the byte at end - 1 is b"\n")."""
-    with open(path, "rb") as f:
-        pos, chunk = end - 1, b""
-        while pos > 0:
-            step = min(1 << 16, pos)
-            pos -= step
-            f.seek(pos)
-            chunk = f.read(step) + chunk
-            cut = chunk.rfind(b"\n")
-            if cut >= 0:
-                return chunk[cut + 1:]
-        return chunk
+    """The last complete line before offset `end` (the byte at end - 1 is b"\n"): what follows
+    the line break before it."""
+    return read_tail(path, 0, end - 1).torn

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from textual import work
 from textual.app import App
@@ -15,7 +16,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 
 from ..store.errors import InspectorError
-from ..store.logfile import exposure_warning
+from ..store.logfile import StorePaths, exposure_warning
 from .commands import InspectorCommands
 from .modals.erase import EraseModal
 from .modals.plan import PlanModal
@@ -52,7 +53,7 @@ class InspectorApp(App):
     def on_mount(self) -> None:
         self.set_status(path=str(self.session.path), scope=self.session.scope,
                         read_only=self.session.read_only, loading="loading the store …",
-                        warning=exposure_warning_safe(self.session.path))
+                        warning=_exposure(self.session.path))
         self.switch_mode("beliefs")
         self._open()
 
@@ -217,9 +218,8 @@ def _short_head(head: str | None) -> str | None:
     return f"{seq}:{digest[:8]}…"
 
 
-def exposure_warning_safe(path) -> str | None:
-    from ..store.logfile import StorePaths
-    from pathlib import Path
+def _exposure(path) -> str | None:
+    """The header's warning when others can read the store (before the store has loaded)."""
     try:
         return exposure_warning(StorePaths(Path(path)))
     except OSError:

@@ -4,7 +4,6 @@ these from worker threads (each read takes its own DuckDB cursor) and post resul
 
 from __future__ import annotations
 
-import json
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -273,7 +272,3 @@ def plan_erase(session: Session, subject: str | None, ids: list[str]) -> Erasure
 def apply_erase(session: Session, plan: ErasurePlan, reason: str) -> ErasurePlan:
     with session.store.lock:
         return apply_erasure(session.store, replace(plan, request=replace(plan.request, reason=reason)))
-
-
-def json_value(text):
-    return None if text is None else json.loads(text)

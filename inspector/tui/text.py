@@ -225,3 +225,10 @@ def safe_json(value: Any, *, one_line: bool = False, max_chars: int | None = Non
     if max_chars is not None:
         pieces = _truncate(pieces, max_chars)
     return _to_text(pieces, None)
+
+
+def safe_value(value: Any, max_chars: int | None = None) -> Text:
+    """A memory value on one line: a string shown bare, anything else as its JSON."""
+    if isinstance(value, str):
+        return safe(value, one_line=True, max_chars=max_chars)
+    return safe_json(value, max_chars=max_chars)

@@ -5,23 +5,17 @@ that must leave nothing behind."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from inspector.importers.langgraph import import_langgraph
+from importkit import FIXTURES, HOSTILE, IMPORT, beliefs, listing, log, refused_by
 from inspector.store.errors import BadInput
 from inspector.store.load import Store
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "importers"
-INSPECTOR = [sys.executable, "-m", "inspector"]
-IMPORT = [sys.executable, "-c", "from inspector.importers.cli import import_app; "
-          "import_app(prog_name='inspector import')"]
-HOSTILE = "Favourite quote: [bold]x[/bold] \x1b]52;c;cHduZWQ=\x07"
 
 # (entity, attribute) -> (value, observed_at, expires_at), rowid in the comment
 EXPECTED = {
@@ -51,10 +45,6 @@ EXPECTED = {
 
 # -- helpers ------------------------------------------------------------------------------------
 
-def log(store: Path) -> list[dict]:
-    return [json.loads(line) for line in (store / "events.jsonl").read_bytes().splitlines()]
-
-
 def entries(store: Path) -> dict[tuple[str, str], dict]:
     loaded = Store(store, warn=False)
     try:
@@ -63,16 +53,6 @@ def entries(store: Path) -> dict[tuple[str, str], dict]:
         loaded.close()
     states = [json.loads(state) for (state,) in rows]
     return {(s["entity"], s["attribute"]): s for s in states}
-
-
-def beliefs(store: Path) -> dict[tuple[str, str], object]:
-    done = subprocess.run(INSPECTOR + ["beliefs", str(store), "--json"], capture_output=True,
-                          text=True, check=True)
-    return {(b["entity"], b["attribute"]): b["value"] for b in json.loads(done.stdout)["beliefs"]}
-
-
-def listing(directory: Path) -> list[str]:
-    return sorted(os.listdir(directory))
 
 
 STORE_TABLE = ("prefix text NOT NULL, key text NOT NULL, value text NOT NULL, "
@@ -93,16 +73,7 @@ def make_store(path: Path, rows: list[tuple], columns: str = STORE_TABLE) -> Pat
 
 
 def refused(tmp_path: Path, source: Path, *needles: str, **options) -> str:
-    """Import `source`, expect a refusal naming `needles`, and nothing left behind."""
-    before = listing(tmp_path)
-    with pytest.raises(BadInput) as caught:
-        import_langgraph(source, tmp_path / "out", **options)
-    message = str(caught.value)
-    for needle in needles:
-        assert needle in message
-    assert not (tmp_path / "out").exists()
-    assert listing(tmp_path) == before          # no temporary directory either
-    return message
+    return refused_by(import_langgraph, tmp_path, source, *needles, **options)
 
 
 @pytest.fixture(scope="module")

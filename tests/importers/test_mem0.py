@@ -4,7 +4,6 @@ imported and checked event by event, and the refusals that must leave nothing be
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -14,14 +13,10 @@ import pytest
 
 from inspector.importers.common import parse_sqlite_time
 from inspector.importers.mem0 import import_mem0
+from importkit import FIXTURES, HOSTILE, IMPORT, INSPECTOR, beliefs, listing, log, refused_by
 from inspector.store.errors import BadInput
 from inspector.store.load import Store
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "importers"
-INSPECTOR = [sys.executable, "-m", "inspector"]
-IMPORT = [sys.executable, "-c", "from inspector.importers.cli import import_app; "
-          "import_app(prog_name='inspector import')"]
-HOSTILE = "Favourite quote: [bold]x[/bold] \x1b]52;c;cHduZWQ=\x07"
 
 # mem0_history.db memory ids (rowid of their ADD in the comment)
 LISBON = "2e6f6970-8067-4e21-b1c0-493bf9126f80"       # 1  alice, user; UPDATE row 11
@@ -38,10 +33,6 @@ VEGGIE = "32d5d03d-f01d-417a-94b3-a8f92efb699f"       # 10 -08:00; UPDATE 13, DE
 
 # -- helpers ------------------------------------------------------------------------------------
 
-def log(store: Path) -> list[dict]:
-    return [json.loads(line) for line in (store / "events.jsonl").read_bytes().splitlines()]
-
-
 def entry(store: Path, memory_id: str) -> dict:
     loaded = Store(store, warn=False)
     try:
@@ -56,16 +47,6 @@ def history(store: Path, memory_id: str) -> list[tuple]:
     """(op, at, value, status) of each event of one memory, in seq order."""
     return [(e["op"], e["at"], e["body"]["after"]["value"], e["body"]["after"]["status"])
             for e in log(store) if e["memory_id"] == memory_id]
-
-
-def beliefs(store: Path) -> dict[tuple[str, str], object]:
-    done = subprocess.run(INSPECTOR + ["beliefs", str(store), "--json"], capture_output=True,
-                          text=True, check=True)
-    return {(b["entity"], b["attribute"]): b["value"] for b in json.loads(done.stdout)["beliefs"]}
-
-
-def listing(directory: Path) -> list[str]:
-    return sorted(os.listdir(directory))
 
 
 def make_history(path: Path, rows: list[tuple], columns: str | None = None) -> Path:
@@ -93,17 +74,8 @@ M1 = "11111111-1111-4111-8111-111111111111"
 M2 = "22222222-2222-4222-8222-222222222222"
 
 
-def refused(tmp_path: Path, source: Path, *needles: str) -> str:
-    """Import `source`, expect a refusal naming `needles`, and nothing left behind."""
-    before = listing(tmp_path)
-    with pytest.raises(BadInput) as caught:
-        import_mem0(source, tmp_path / "out")
-    message = str(caught.value)
-    for needle in needles:
-        assert needle in message
-    assert not (tmp_path / "out").exists()
-    assert listing(tmp_path) == before          # no temporary directory either
-    return message
+def refused(tmp_path: Path, source: Path, *needles: str, **options) -> str:
+    return refused_by(import_mem0, tmp_path, source, *needles, **options)
 
 
 # -- mem0 2.x (mem0_history.db) ------------------------------------------------------------------

@@ -37,9 +37,10 @@ def test_triage_filter_lineage_quarantine_with_cascade(tmp_path):
             await until(pilot, lambda: table(app).row_count == 2, what="the filter")
             await until(pilot, lambda: table(app).row_at(0) is not None)
             assert [table(app).row_at(i)["memory_id"] for i in range(2)] == ["M1", "M0"]
-            await pilot.press("l")                      # the lineage tree takes focus
-            await until(pilot, lambda: app.screen.query_one("#detail").selected_target() == "M1"
-                        or app.screen.query_one("#detail").detail is not None, what="the detail")
+            pane = app.screen.query_one("#detail")
+            await until(pilot, lambda: pane.detail is not None and pane.detail.memory_id == "M1"
+                        and pane.detail.lineage_loaded, what="M1's detail")
+            await pilot.press("l")                      # the lineage pane takes focus
             assert app.focused.id == "detail"
             await pilot.press("escape", "q")            # back to the table; quarantine M1
             await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal", what="the plan")

@@ -12,7 +12,8 @@ from textual.widgets import Input
 
 from ...store.model import format_time, parse_time
 from ..text import safe
-from ..widgets.detail import DetailPane, value_text
+from ..widgets.detail import DetailPane
+from ..widgets.rows import json_cell
 from ..widgets.virtual_table import Column, VirtualTable
 from .base import InspectorScreen, action_bindings
 
@@ -26,7 +27,7 @@ def belief_columns() -> list[Column]:
         Column("memory_id", "ID", 6),
         Column("entity", "ENTITY", 11),
         Column("attribute", "ATTRIBUTE", 14),
-        Column("value", "VALUE", None, render=lambda v: value_text(_parse(v))),
+        Column("value", "VALUE", None, render=json_cell),
         Column("scope", "SCOPE", 14, render=lambda v: safe(v or '""', one_line=True)),
         Column("kind", "KND", 3, render=lambda v: Text(KIND.get(v, v or ""))),
         Column("source", "SOURCE", 11),
@@ -34,11 +35,6 @@ def belief_columns() -> list[Column]:
         Column("observed_at", "OBSERVED", 11, render=lambda v: Text(v.strftime("%m-%d %H:%M") if v else "")),
         Column("marks", "MRK", 3, render=lambda v: Text(v or "", style="bold yellow")),
     ]
-
-
-def _parse(text):
-    import json
-    return None if text is None else json.loads(text)
 
 
 class BeliefsScreen(InspectorScreen):

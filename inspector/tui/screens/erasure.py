@@ -13,6 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Static
 
 from ...store.errors import InspectorError
+from ...store.queries import sql
 from ..session import ListSource, plan_erase
 from ..text import safe
 from ..widgets.virtual_table import Column, VirtualTable
@@ -70,7 +71,6 @@ class ErasureScreen(InspectorScreen):
         self.app.call_from_thread(self.refresh_bindings)
 
     def _kinds(self, ids):
-        from ...store.queries import sql
         with self.app.session.reader() as cur:
             return cur.execute(sql("erase_entries"), {"ids": ids}).fetchall()
 

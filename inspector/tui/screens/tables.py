@@ -3,7 +3,6 @@ queue), Quarantine and Conflicts share this shape."""
 
 from __future__ import annotations
 
-import json
 
 from rich.text import Text
 from textual import on, work
@@ -12,13 +11,10 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from ..text import safe
-from ..widgets.detail import DetailPane, value_text
+from ..widgets.detail import DetailPane
+from ..widgets.rows import json_cell
 from ..widgets.virtual_table import Column, VirtualTable
 from .base import InspectorScreen, action_bindings
-
-
-def json_cell(text) -> Text:
-    return value_text(None if text is None else json.loads(text))
 
 
 def time_cell(value) -> Text:

@@ -22,7 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..session import Detail
-from ..text import safe, safe_json
+from ..text import safe, safe_value as value_text
 
 FIELDS = ("kind", "status", "held_reason", "source", "authority", "confidence", "scope", "subject",
           "observed_at", "valid_from", "valid_to", "expires_at", "context", "sensitivity",
@@ -34,12 +34,6 @@ def _heading(label: str) -> Text:
     text = Text()
     text.append(label, style=HEADING)
     return text
-
-
-def value_text(value, max_chars: int | None = None) -> Text:
-    if isinstance(value, str):
-        return safe(value, one_line=True, max_chars=max_chars)
-    return safe_json(value, max_chars=max_chars)
 
 
 def entry_label(memory_id: str, row: dict | None, note: str = "") -> Text:

@@ -3,6 +3,7 @@ the queue of page requests, and how one cell becomes segments."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -13,7 +14,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
-from inspector.tui.text import ESCAPE_STYLE, safe
+from inspector.tui.text import ESCAPE_STYLE, safe, safe_value
 
 Row = Mapping[str, Any]
 
@@ -166,3 +167,8 @@ def _safe_one_line(value: Any) -> Text:
 def _as_text(cell: Any) -> Text:
     """A column's render result; anything but Text is sanitized, never parsed."""
     return cell if isinstance(cell, Text) else safe(cell, one_line=True)
+
+
+def json_cell(text: str | None) -> Text:
+    """A cell holding a JSON column (a memory value as DuckDB returns it)."""
+    return safe_value(None if text is None else json.loads(text))
