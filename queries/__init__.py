@@ -1,1 +1,1 @@
-"""SQL statements, one per file, named for what they answer; loaded by inspector.store.queries."""
+"""SQL as named statements (`-- name: <name>`), a few files per subject; loaded by inspector.store.queries."""

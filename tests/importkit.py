@@ -15,8 +15,7 @@ from inspector.store.errors import BadInput
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "importers"
 INSPECTOR = [sys.executable, "-m", "inspector"]
-IMPORT = [sys.executable, "-c", "from inspector.importers.cli import import_app; "
-          "import_app(prog_name='inspector import')"]
+IMPORT = [sys.executable, "-m", "inspector", "import"]
 HOSTILE = "Favourite quote: [bold]x[/bold] \x1b]52;c;cHduZWQ=\x07"
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..store import gate
-from ..store.append import LogWriter, event_draft, fsync_dir, init_store
+from ..store.append import LogWriter, event_draft, init_store
+from ..store.files import fsync_dir
 from ..store.errors import BadInput
 from ..store.ingest import check_entry
 from ..store.load import Store

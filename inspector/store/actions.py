@@ -12,6 +12,7 @@ import json
 import secrets
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from . import beliefs
 from .append import LogWriter, event_draft
@@ -19,8 +20,10 @@ from .chain import canonical
 from .errors import BadInput, Refused
 from .load import Store
 from .model import is_within, now_utc
+
+if TYPE_CHECKING:
+    from .registry import Action
 from .queries import sql
-from .registry import ACTIONS, Action
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,8 @@ class Request:
     due: bool = False
     cascade: bool | None = None    # None: the action's default
     scope: str | None = None
+    subject: str | None = None     # erase --subject
+    batch: str | None = None       # revert --batch
 
     @property
     def actor(self) -> str:
@@ -44,6 +49,7 @@ class Request:
 
 @dataclass
 class Plan:
+    action: "Action"
     request: Request
     affected: list[str]
     skipped: dict[str, str]              # id -> its status, which the action does not allow
@@ -52,10 +58,6 @@ class Plan:
     hidden: int = 0                      # affected entries hidden by a TUI filter (set by callers)
     batch: str | None = None
     seqs: list[int] = field(default_factory=list)
-
-    @property
-    def action(self) -> Action:
-        return ACTIONS[self.request.action]
 
     def fingerprint(self) -> bytes:
         """What must not change between review and apply."""
@@ -73,16 +75,23 @@ class Plan:
                 "seqs": self.seqs}
 
 
-def check_request(request: Request) -> Action:
-    action = ACTIONS.get(request.action)
-    if action is None:
-        raise BadInput(f"unknown action {request.action!r}")
+    def done(self) -> str:
+        """One line for the operator once the plan is applied."""
+        n = len(self.affected)
+        return (f"{self.request.action}: {n} {'entry' if n == 1 else 'entries'} in batch "
+                f"{self.batch} (seq {self.seqs[0]}–{self.seqs[-1]})")
+
+
+def check_reason(request: Request) -> None:
     if not request.reason.strip():
         raise BadInput("--reason is required and must not be empty: say why, for the audit log")
+
+
+def check_request(action: "Action", request: Request) -> None:
+    check_reason(request)
     if not (request.ids or request.source or request.principal or request.due):
         raise BadInput(f"`{action.name}` needs at least one id or a selector (--source, --principal"
-                       + (", --due" if action.name == "expire" else "") + ")")
-    return action
+                       + (", --due" if any(o.field == "due" for o in action.options) else "") + ")")
 
 
 def _rows(store: Store, ids: list[str]) -> dict[str, dict]:
@@ -95,7 +104,7 @@ def _inside(row: dict, scope: str | None) -> bool:
     return scope is None or (row["scope"] is not None and is_within(row["scope"], scope))
 
 
-def _named(store: Store, request: Request, action: Action) -> list[str]:
+def _named(store: Store, request: Request, action: "Action") -> list[str]:
     rows = _rows(store, list(request.ids))
     where = f"{store.root}" + (f" inside scope {request.scope!r}" if request.scope is not None else "")
     for memory_id in request.ids:
@@ -108,7 +117,7 @@ def _named(store: Store, request: Request, action: Action) -> list[str]:
     return list(dict.fromkeys(request.ids))
 
 
-def _selected(store: Store, request: Request, action: Action) -> tuple[list[str], dict[str, str]]:
+def _selected(store: Store, request: Request, action: "Action") -> tuple[list[str], dict[str, str]]:
     """Entries the selectors match: those in an allowed status, and the others (skipped)."""
     if not (request.source or request.principal or request.due):
         return [], {}
@@ -120,13 +129,13 @@ def _selected(store: Store, request: Request, action: Action) -> tuple[list[str]
     return chosen, {i: rows[i]["status"] for i in ids if i not in chosen}
 
 
-def _cascade(store: Store, request: Request, action: Action, targets: list[str]) -> list[str]:
+def _cascade(store: Store, request: Request, action: "Action", targets: list[str]) -> list[str]:
     wanted = {"never": False, "always": True, "default": request.cascade is not False,
               "optional": request.cascade is True}[action.cascade]
     if not wanted or not targets:
         return []
     down = [i for (i,) in store.con.execute(sql("descendants_of"), {"ids": targets}).fetchall()]
-    if action.name == "release":
+    if action.to is None:            # release: only what the same quarantine batch took
         down = _same_batch(store, targets, down)
     return down
 
@@ -143,9 +152,10 @@ def _release_to(store: Store, ids: list[str]) -> dict[str, str]:
     return {memory_id: before or "active" for memory_id, _, before in rows}
 
 
-def make_plan(store: Store, request: Request) -> Plan:
-    """The plan for a request against the loaded store (nothing is written)."""
-    action = check_request(request)
+def plan_status_change(action: "Action", store: Store, request: Request) -> Plan:
+    """The plan of a status change (approve … expire) against the loaded store; nothing is
+    written."""
+    check_request(action, request)
     targets = _named(store, request, action)
     chosen, skipped = _selected(store, request, action)
     targets += [i for i in chosen if i not in targets]
@@ -163,10 +173,10 @@ def make_plan(store: Store, request: Request) -> Plan:
     drafts = _drafts(store, request, action, affected, rows)
     changes = [c for c in belief_changes(store, drafts, _focus(store, rows, affected))
                if request.scope is None or is_within(c["scope"], request.scope)]
-    return Plan(request, affected, skipped, drafts, changes)
+    return Plan(action, request, affected, skipped, drafts, changes)
 
 
-def _drafts(store: Store, request: Request, action: Action, affected: list[str],
+def _drafts(store: Store, request: Request, action: "Action", affected: list[str],
             rows: dict[str, dict]) -> list[dict]:
     to = _release_to(store, affected) if action.to is None else {i: action.to for i in affected}
     return [event_draft(action.name, i, request.actor, before=rows[i]["state"],
@@ -210,21 +220,21 @@ def new_batch() -> str:
 
 
 @contextmanager
-def unchanged(store: Store, make, plan, what: str):
+def unchanged(store: Store, plan, what: str):
     """Under the store's lock: (writer, the plan made again against the log as it is now).
     Refuses when the log changed in a way that alters what the operator reviewed."""
     with LogWriter(store.paths) as writer:
         store.refresh()
-        fresh = make(store, plan.request)
+        fresh = plan.action.plan(store, plan.request)
         if fresh.fingerprint() != plan.fingerprint():
             raise Refused(f"store changed; review again: the log changed since this {what} was "
                           "planned (nothing written)")
         yield writer, fresh
 
 
-def apply(store: Store, plan: Plan) -> Plan:
+def apply(action: "Action", store: Store, plan: Plan) -> Plan:
     """Append the plan's events under the lock, if the log has not changed the plan."""
-    with unchanged(store, make_plan, plan, "action") as (writer, fresh):
+    with unchanged(store, plan, "action") as (writer, fresh):
         batch = new_batch()
         for draft in fresh.drafts:
             draft["batch"] = batch

@@ -12,46 +12,12 @@ import json
 import os
 from pathlib import Path
 
-from .chain import GENESIS, line_bytes, new_salt, seal
+from .chain import GENESIS, line_bytes, new_salt, seal_after
 from .errors import BadInput
 from .logfile import LOG_NAME, StorePaths, last_line, read_tail
+from .files import DIR_MODE, FILE_MODE, fsync_dir, make_dir, replace_file, write_all, write_file, _hook
 from .model import now_text
-
-FILE_MODE, DIR_MODE = 0o600, 0o700
-# Crash harness hook: called with a stage name ("before_write", "after_write") when set.
-crash_hook = None
-
-
-def make_dir(path: Path) -> None:
-    """Create a directory 0700 (and parents the tool owns); never widen an existing one."""
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-
-
-def write_file(path: Path, data: bytes) -> None:
-    """Write a new file 0600 and fsync it and its directory."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-    try:
-        write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    fsync_dir(path.parent)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
+from .recovery import settle_certificates
 
 def init_store(root: str | os.PathLike) -> StorePaths:
     """Create an empty store: the directory 0700 and an empty log 0600."""
@@ -126,13 +92,9 @@ class LogWriter:
         """Seal the drafts after the current head, write them in one go, fsync; return them."""
         if not drafts:
             return []
-        at, events = now_text(), []
-        for draft in drafts:
-            event = {**draft, "seq": self.seq + 1, "at": draft.get("at") or at}
-            seal(event, self.prev)
-            self.seq, self.prev = event["seq"], event["hash"]
-            events.append(event)
+        events = seal_after(drafts, self.seq, self.prev, now_text())
         self._write(b"".join(line_bytes(e) for e in events))
+        self.seq, self.prev = events[-1]["seq"], events[-1]["hash"]
         return events
 
     def _write(self, data: bytes) -> None:
@@ -144,43 +106,3 @@ class LogWriter:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-
-def settle_certificates(paths: StorePaths) -> None:
-    """Finish or undo an erasure that crashed between its certificate and its log rewrite: a
-    pending certificate becomes final when the log names it, and is deleted when it does not."""
-    pending = sorted(paths.certificates.glob("*.json.pending")) if paths.certificates.is_dir() else []
-    if not pending:
-        return
-    log = paths.log.read_bytes()
-    for path in pending:
-        certificate = path.name[: -len(".json.pending")]
-        if f'"certificate":"{certificate}"'.encode() in log:
-            os.rename(path, path.with_name(certificate + ".json"))
-        else:
-            path.unlink()
-    fsync_dir(paths.certificates)
-
-
-def replace_file(path: Path, chunks, hook_prefix: str = "rewrite") -> None:
-    """Write `chunks` to a temp file beside `path`, fsync, rename over it, fsync the directory:
-    after a crash the file is wholly the old or wholly the new one."""
-    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-    try:
-        for chunk in chunks:
-            write_all(fd, chunk)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    _hook(f"{hook_prefix}:after_temp")
-    os.rename(temp, path)
-    _hook(f"{hook_prefix}:after_rename")
-    fsync_dir(path.parent)
-    _hook(f"{hook_prefix}:after_dir_fsync")
-
-
-def _hook(stage: str) -> None:
-    if crash_hook:
-        crash_hook(stage)

@@ -42,6 +42,19 @@ def seal(event: dict, prev: str) -> dict:
     return event
 
 
+def seal_after(drafts: list[dict], seq: int, prev: str, at: str) -> list[dict]:
+    """The one sealing of new lines (the writer, the staged what-if and erasure): each draft
+    becomes the event after (seq, prev), numbered on, dated `at` unless it carries its own
+    time, and chained to the one before it."""
+    events = []
+    for draft in drafts:
+        seq += 1
+        event = seal({**draft, "seq": seq, "at": draft.get("at") or at}, prev)
+        prev = event["hash"]
+        events.append(event)
+    return events
+
+
 def line_bytes(event: dict) -> bytes:
     """One log line, newline-terminated, in canonical key order."""
     return canonical(event) + b"\n"

@@ -16,11 +16,11 @@ import shutil
 from dataclasses import dataclass, field
 
 from . import gate
-from .actions import unchanged
-from .append import (LogWriter, event_draft, fsync_dir, line_bytes, make_dir, replace_file,
-                     write_file)
+from .actions import Request, check_reason, unchanged
+from .append import LogWriter, event_draft
 from .audit import is_redacted
-from .chain import canonical, seal, sha256_hex
+from .chain import canonical, line_bytes, seal_after, sha256_hex
+from .files import fsync_dir, make_dir, replace_file, write_file
 from .errors import BadInput, Refused
 from .load import Store
 from .model import now_text
@@ -29,17 +29,13 @@ from .queries import sql
 LEGAL_HOLD = "legal_hold"
 
 
-@dataclass(frozen=True)
-class EraseRequest:
-    reason: str
-    operator: str
-    subject: str | None = None
-    ids: tuple[str, ...] = ()
+EraseRequest = Request      # erase reads reason, operator, subject and ids
 
 
 @dataclass
 class ErasurePlan:
-    request: EraseRequest
+    action: object
+    request: Request
     erased: list[str]
     retained: list[str]
     redacted_seqs: list[int]
@@ -68,17 +64,23 @@ class ErasurePlan:
         return {"dry_run": dry_run,
                 "certificate": self.certificate if self.certificate else self.document(None, None)}
 
+    @property
+    def affected(self) -> list[str]:
+        return self.erased
 
-def _check(request: EraseRequest) -> None:
-    if not request.reason.strip():
-        raise BadInput("--reason is required and must not be empty: give the request or ticket id")
+    def done(self) -> str:
+        return f"erased {len(self.erased)} entries; certificate {self.certificate['id']}"
+
+
+def _check(request: Request) -> None:
+    check_reason(request)
     if (request.subject is None) == (not request.ids):
         raise BadInput("erase takes either --subject S or one or more ids, not both and not neither")
     if request.subject is not None and not request.subject.strip():
         raise BadInput("--subject must not be empty")
 
 
-def _considered(store: Store, request: EraseRequest) -> list[str]:
+def _considered(store: Store, request: Request) -> list[str]:
     if request.subject is not None:
         return [i for (i,) in store.con.execute(sql("erase_match"), {"subject": request.subject}).fetchall()]
     rows = dict((r[0], r[1]) for r in store.con.execute(sql("erase_entries"), {"ids": list(request.ids)}).fetchall())
@@ -90,7 +92,8 @@ def _considered(store: Store, request: EraseRequest) -> list[str]:
     return list(dict.fromkeys(request.ids))
 
 
-def plan_erasure(store: Store, request: EraseRequest) -> ErasurePlan:
+def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
+    """Which entries erasing the request takes and which legal hold keeps; nothing written."""
     _check(request)
     matched = _considered(store, request)
     down = [i for (i,) in store.con.execute(sql("erase_descendants"), {"ids": matched}).fetchall()]
@@ -107,10 +110,10 @@ def plan_erasure(store: Store, request: EraseRequest) -> ErasurePlan:
     for i in erased:
         counts[rows[i][2]] = counts.get(rows[i][2], 0) + 1
     salt = secrets.token_hex(16) if request.subject is not None else None
-    return ErasurePlan(request, erased, retained, seqs, counts, store.head, salt)
+    return ErasurePlan(action, request, erased, retained, seqs, counts, store.head, salt)
 
 
-def _check_reason(store: Store, request: EraseRequest, erased: list[str]) -> None:
+def _check_reason(store: Store, request: Request, erased: list[str]) -> None:
     """The reason stays in the log and the certificate: it must not carry what is erased."""
     reason = request.reason.casefold()
     if request.subject and request.subject.casefold() in reason:
@@ -122,9 +125,9 @@ def _check_reason(store: Store, request: EraseRequest, erased: list[str]) -> Non
                        "write a reason without it")
 
 
-def apply_erasure(store: Store, plan: ErasurePlan) -> ErasurePlan:
+def apply_erasure(action, store: Store, plan: ErasurePlan) -> ErasurePlan:
     """Erase under the store's lock, if the log has not changed the plan."""
-    with unchanged(store, plan_erasure, plan, "erasure") as (writer, fresh):
+    with unchanged(store, plan, "erasure") as (writer, fresh):
         fresh.salt = plan.salt
         certificate_id = "cert-" + secrets.token_hex(8)
         events, head_after, document = _erase_events(fresh, certificate_id, writer)
@@ -144,19 +147,15 @@ def _erase_events(plan: ErasurePlan, certificate_id: str, writer: LogWriter):
     document = plan.document(certificate_id, None)
     unsigned = {k: v for k, v in document.items() if k != "head_after"}
     digest = sha256_hex(canonical(unsigned))
-    seq, prev, at, events = writer.seq, writer.prev, now_text(), []
-    for memory_id in plan.erased:
-        after = {"id": memory_id, "status": "erased", "certificate": certificate_id,
-                 "certificate_digest": digest, "subject_digest": plan.subject_digest(),
-                 "subject_salt": plan.salt}
-        draft = event_draft("erase", memory_id, f"operator:{plan.request.operator}",
-                            before=None, after=after, reason=plan.request.reason,
-                            batch=certificate_id)
-        seq += 1
-        event = seal({**draft, "seq": seq, "at": at}, prev)
-        prev = event["hash"]
-        events.append(event)
-    document["head_after"] = f"{seq}:{prev}"
+    drafts = [event_draft("erase", memory_id, f"operator:{plan.request.operator}", before=None,
+                          after={"id": memory_id, "status": "erased", "certificate": certificate_id,
+                                 "certificate_digest": digest,
+                                 "subject_digest": plan.subject_digest(),
+                                 "subject_salt": plan.salt},
+                          reason=plan.request.reason, batch=certificate_id)
+              for memory_id in plan.erased]
+    events = seal_after(drafts, writer.seq, writer.prev, now_text())
+    document["head_after"] = f"{events[-1]['seq']}:{events[-1]['hash']}"
     return events, document["head_after"], document
 
 

@@ -19,7 +19,7 @@ from typing import Iterator
 
 import duckdb
 
-from .chain import GENESIS, line_bytes, seal
+from .chain import GENESIS, line_bytes, seal_after
 from .errors import LogProblem
 from .logfile import (StorePaths, Tail, count_lines, decode_lines, last_line, read_lines,
                       read_tail, store_paths, warn_once)
@@ -219,14 +219,7 @@ class Store:
 
     def sealed(self, drafts: list[dict]) -> list[dict]:
         """Drafts as the writer would seal them after the loaded head (for what_if)."""
-        seq, prev, at = self.state.seq, self.state.hash or GENESIS, now_text()
-        events = []
-        for draft in drafts:
-            seq += 1
-            event = seal({**draft, "seq": seq, "at": draft.get("at") or at}, prev)
-            prev = event["hash"]
-            events.append(event)
-        return events
+        return seal_after(drafts, self.state.seq, self.state.hash or GENESIS, now_text())
 
     @contextmanager
     def scratch(self) -> Iterator[None]:

@@ -6,7 +6,7 @@ import re
 from datetime import datetime, timezone
 
 OPS = ("write", "update", "hold", "approve", "reject", "quarantine", "release", "retract",
-       "expire", "erase")
+       "expire", "revert", "erase")
 KINDS = ("observation", "claim", "inference", "summary")
 LAYERS = ("episodic", "semantic", "procedural")
 STATUSES = ("held", "active", "rejected", "quarantined", "retracted", "expired", "erased")

@@ -1,1 +1,1 @@
-"""The terminal UI; this package init stays free of Textual so `inspector.tui.text` imports without it."""
+"""The terminal UI; this package init stays free of Textual (the sanitizer lives in inspector.present)."""

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from textual import work
@@ -16,41 +17,44 @@ from textual.binding import Binding
 from textual.reactive import reactive
 
 from ..store.errors import InspectorError
+from ..store.registry import ACTIONS
 from ..store.logfile import StorePaths, exposure_warning
 from .commands import InspectorCommands
+from .keymap import load_config
 from .modals.erase import EraseModal
 from .modals.plan import PlanModal
-from .screens.audit import AuditScreen
-from .screens.beliefs import BeliefsScreen
-from .screens.erasure import ErasureScreen
-from .screens.findings import FindingsScreen
-from .screens.tables import ConflictsScreen, QuarantineScreen, ReviewScreen
-from .session import Session, apply_action, apply_erase, plan_action, plan_erase
+from .screens import screen_classes, specs
+from .session import Session, apply_action, plan_action
+from .spec import Status
 
 LIVE_POLL_S = 0.5
+CONFIRMATIONS = {"reason": PlanModal, "subject": EraseModal}   # by Action.confirm
 
 
 class InspectorApp(App):
     CSS_PATH = "inspector.tcss"
     TITLE = "inspector"
     COMMANDS = App.COMMANDS | {InspectorCommands}
-    MODES = {"beliefs": BeliefsScreen, "review": ReviewScreen, "conflicts": ConflictsScreen,
-             "quarantine": QuarantineScreen, "findings": FindingsScreen, "audit": AuditScreen,
-             "erasure": ErasureScreen}
-    BINDINGS = [Binding(str(n), f"switch_mode('{m}')", m.capitalize(), show=False)
-                for n, m in enumerate(MODES, start=1)] + [Binding("ctrl+q", "quit", "quit")]
+    MODES = screen_classes()
+    BINDINGS = [Binding(str(spec.order), f"switch_mode('{spec.name}')", spec.label, show=False,
+                        id=f"screen.{spec.name}") for spec in specs()] + [
+        Binding("ctrl+q", "quit", "quit", id="app.quit")]
 
-    status: reactive[dict] = reactive(dict, always_update=True)
+    status: reactive[Status] = reactive(Status, always_update=True)
 
-    def __init__(self, session: Session):
+    def __init__(self, session: Session, config: dict | None = None):
         super().__init__()
         self.session = session
+        self.config = load_config() if config is None else config
         self.pending_write = False
         self.generation = 0            # bumped whenever what the screens show may have changed
         self._seen: tuple[int, int] | None = None
         self._live_at = 0.0
 
     def on_mount(self) -> None:
+        if self.config.get("theme"):
+            self.theme = self.config["theme"]
+        self.set_keymap(self.config.get("keys", {}))
         self.set_status(path=str(self.session.path), scope=self.session.scope,
                         read_only=self.session.read_only, loading="loading the store …",
                         warning=_exposure(self.session.path))
@@ -58,7 +62,16 @@ class InspectorApp(App):
         self._open()
 
     def set_status(self, **changes) -> None:
-        self.status = {**self.status, **changes}
+        self.status = replace(self.status, **changes)
+
+    def set_count(self, screen: str, count: int) -> None:
+        """The number the mode bar shows beside a screen's tab."""
+        self.set_status(counts={**self.status.counts, screen: count})
+
+    def open_belief(self, memory_id: str) -> None:
+        """Switch to the Beliefs screen and move to `memory_id` (a jump from another screen)."""
+        self.switch_mode("beliefs")
+        self.screen.call_after_refresh(self.screen.show_entry, memory_id)
 
     # -- loading and live -----------------------------------------------------------------------
 
@@ -87,9 +100,11 @@ class InspectorApp(App):
 
     @work(thread=True, exclusive=True, group="counts")
     def _update_counts(self) -> None:
-        counts = self.session.counts()
+        totals, counts = self.session.counts()
+        counts = {**self.status.counts, **counts}
         store = self.session.store
-        self.call_from_thread(self.set_status, loading=None, head=_short_head(store.head), **counts)
+        self.call_from_thread(self.set_status, loading=None, head=_short_head(store.head),
+                              counts=counts, **totals)
 
     def _poll(self) -> None:
         try:
@@ -100,7 +115,7 @@ class InspectorApp(App):
         if self._seen is not None and seen != self._seen and not self.pending_write:
             self._take_live()
         self._seen = seen
-        if self.status.get("live_recent") and time.monotonic() - self._live_at > 3:
+        if self.status.live_recent and time.monotonic() - self._live_at > 3:
             self.set_status(live_recent=False)
 
     @work(thread=True, exclusive=True, group="store")
@@ -139,77 +154,49 @@ class InspectorApp(App):
 
     # -- actions (one registry drives the keys of every screen) -------------------------------
 
-    def start_action(self, name: str, ids: list[str], visible) -> None:
-        if name == "erase":
-            self._plan_erase(None, ids)
-        else:
-            self._plan(name, ids, visible)
+    def start_action(self, name: str, ids: list[str], visible, subject: str | None = None) -> None:
+        """Plan a registry action on `ids` (or a subject) and open its confirmation."""
+        if ACTIONS[name].whole_store and self.session.scope is not None:
+            self.notify(f"{name.capitalize()} works on the whole store: open it without --scope "
+                        f"to {name}.", severity="error")
+            return
+        self._plan(name, ids, visible, subject)
 
     @work(thread=True, exclusive=True, group="plan")
-    def _plan(self, name: str, ids: list[str], visible) -> None:
+    def _plan(self, name: str, ids: list[str], visible, subject: str | None) -> None:
         try:
-            plan = plan_action(self.session, name, ids, None)
+            plan = plan_action(self.session, name, ids, subject)
         except InspectorError as error:
             self.call_from_thread(self.notify, str(error), severity="error", timeout=10)
             return
         hidden = len(set(plan.affected) - visible(plan.affected))
-        self.call_from_thread(self.push_screen, PlanModal(plan, hidden),
-                              lambda reason: self._confirmed(plan, reason))
-
-    def _confirmed(self, plan, reason: str | None) -> None:
-        if reason is not None:
-            self._apply(plan, reason)
-
-    def _apply(self, plan, reason: str) -> None:
-        def done(result) -> str:
-            n = len(result.affected)
-            return (f"{result.request.action}: {n} {'entry' if n == 1 else 'entries'} in batch "
-                    f"{result.batch} (seq {result.seqs[0]}–{result.seqs[-1]})")
-        self._write(apply_action, plan, reason, done)
+        modal = CONFIRMATIONS[plan.action.confirm](plan, hidden)
+        self.call_from_thread(self.push_screen, modal,
+                              lambda reason: reason is not None and self._write(plan, reason))
 
     @work(thread=True, exclusive=True, group="write")
-    def _write(self, apply_fn, plan, reason: str, describe) -> None:
+    def _write(self, plan, reason: str) -> None:
         """Apply a reviewed plan (the one write path of the TUI), then show what it did."""
         self._pending(True)
         try:
-            result = apply_fn(self.session, plan, reason)
+            result = apply_action(self.session, plan, reason)
         except InspectorError as error:
             self.call_from_thread(self.notify, str(error), severity="error", timeout=15)
             return
         finally:
             self._pending(False)
+        self.session.last_result = result
         self.session.rebuild_view()
-        self.call_from_thread(self.notify, describe(result), timeout=10)
+        self.call_from_thread(self.notify, result.done(), timeout=10)
         self.call_from_thread(self._after_change)
+        if plan.action.rewrites_log:
+            self.verify_chain()
 
     def _pending(self, pending: bool) -> None:
         """Worker thread: a write is (no longer) running; actions are disabled meanwhile."""
         self.pending_write = pending
         self.call_from_thread(self.screen.refresh_bindings)
 
-    def start_erasure(self, subject: str | None, ids: list[str]) -> None:
-        self._plan_erase(subject, ids)
-
-    @work(thread=True, exclusive=True, group="plan")
-    def _plan_erase(self, subject: str | None, ids: list[str]) -> None:
-        if self.session.scope is not None:
-            self.call_from_thread(self.notify, "Erasure works on the whole store: open it without "
-                                               "--scope to erase.", severity="error")
-            return
-        try:
-            plan = plan_erase(self.session, subject, ids)
-        except InspectorError as error:
-            self.call_from_thread(self.notify, str(error), severity="error", timeout=10)
-            return
-        self.call_from_thread(self.push_screen, EraseModal(plan),
-                              lambda reason: reason is not None and self._erase(plan, reason))
-
-    def _erase(self, plan, reason: str) -> None:
-        def done(result) -> str:
-            self.session.last_certificate = result.certificate
-            self.verify_chain()
-            return f"erased {len(result.erased)} entries; certificate {result.certificate['id']}"
-        self._write(apply_erase, plan, reason, done)
 
 def _short_head(head: str | None) -> str | None:
     if not head:

@@ -5,20 +5,22 @@ from __future__ import annotations
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..store.registry import ACTIONS
+from ..store.registry import available
+from .screens import specs
 
 
 class InspectorCommands(Provider):
     def _commands(self):
         app = self.app
-        for number, mode in enumerate(app.MODES, start=1):
-            yield f"Go to {mode.capitalize()}", f"screen {number}", lambda m=mode: app.switch_mode(m)
+        for spec in specs():
+            yield (f"Go to {spec.label}", f"screen {spec.order}",
+                   lambda m=spec.name: app.switch_mode(m))
         screen = app.screen
-        if not app.session.read_only:
-            for name in getattr(screen, "ACTIONS", ()):
-                action = ACTIONS[name]
-                yield (f"{name.capitalize()} the selected entries", f"{action.help} (key {action.key})",
-                       lambda n=name: screen.action_act(n))
+        offered = getattr(getattr(screen, "SPEC", None), "actions", ())
+        for action in available(app.session.read_only):
+            if action.name in offered:
+                yield (f"{action.name.capitalize()} the selected entries",
+                       f"{action.help} (key {action.key})", lambda n=action.name: screen.action_act(n))
         yield "Verify the chain", "audit --verify in the background", app.verify_chain
 
     async def discover(self) -> Hits:

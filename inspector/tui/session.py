@@ -10,10 +10,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping
 
 from ..store import beliefs, entries, lineage
-from ..store.actions import Plan, Request, apply, make_plan
+from ..store.actions import Request
 from ..store.beliefs import Moment, ViewSpec
-from ..store.erasure import EraseRequest, ErasurePlan, apply_erasure, plan_erasure
 from ..store.load import Store
+from ..store.registry import ACTIONS
 from ..store.queries import sql
 
 
@@ -27,18 +27,19 @@ def _rows(cursor) -> list[dict]:
 
 
 class TableSource:
-    """Rows of a position-numbered table (column vpos from 0), paged with vpos BETWEEN."""
+    """Rows of a position-numbered table or view (column vpos from 0), paged with vpos BETWEEN."""
 
-    def __init__(self, session: "Session", count_query: str, page_query: str, **params: Any):
-        self.session, self.count_query, self.page_query, self.params = session, count_query, page_query, params
+    def __init__(self, session: "Session", table: str):
+        self.session, self.table = session, table
 
     def count(self) -> int:
         with self.session.reader() as cur:
-            return cur.execute(sql(self.count_query), self.params).fetchone()[0]
+            return cur.execute(sql("tui_count"), {"table": self.table}).fetchone()[0]
 
     def fetch(self, first: int, last: int) -> list[Mapping[str, Any]]:
         with self.session.reader() as cur:
-            return _rows(cur.execute(sql(self.page_query), {**self.params, "first": first, "last": last}))
+            return _rows(cur.execute(sql("tui_page"), {"table": self.table, "first": first,
+                                                       "last": last}))
 
 
 class ListSource:
@@ -87,6 +88,7 @@ class Session:
         self.live_time = True          # the view follows "now" (no --as-of typed)
         self.needle = ""
         self.chain: dict | None = None  # the last audit --verify report
+        self.last_result = None         # the plan last applied (an erasure's has its certificate)
         self._whole: Store | None = None
 
     def open(self) -> Store:
@@ -125,15 +127,16 @@ class Session:
         self.spec = ViewSpec(context, Moment.resolve(as_of, valid_at))
 
     def rebuild_view(self) -> int:
-        """Materialize the view's beliefs and every screen's rows; return the belief rows."""
+        """Materialize the view's beliefs and every screen's rows (each screen's spec names the
+        statements); return the belief rows."""
+        from .screens import specs
         if self.live_time:
             self.spec = replace(self.spec, moment=Moment.resolve())
         with self.store.lock, self.reader() as cur:
             beliefs.materialize(cur, self.spec)
-            for name in ("tui_beliefs_all", "tui_held_rows", "tui_quarantine_rows", "tui_conflict_rows"):
-                cur.execute(sql(name))
-            if self.scope is not None:
-                cur.execute(sql("tui_log_rows"))
+            for screen in specs():
+                for name in screen.rebuild_statements(self.scope is not None):
+                    cur.execute(sql(name))
             return self._filter(cur)
 
     def refilter(self, text: str) -> int:
@@ -147,40 +150,41 @@ class Session:
             cur.execute(sql("tui_beliefs_filtered_view"))
         else:
             cur.execute(sql("tui_beliefs_unfiltered"))
-        return cur.execute(sql("tui_beliefs_count")).fetchone()[0]
+        return cur.execute(sql("tui_count"), {"table": "tui_beliefs"}).fetchone()[0]
 
-    def belief_source(self) -> TableSource:
-        return TableSource(self, "tui_beliefs_count", "tui_beliefs_page")
+    def table_source(self, table: str) -> TableSource:
+        return TableSource(self, table)
 
-    def held_source(self) -> TableSource:
-        return TableSource(self, "tui_held_count", "tui_held_page")
-
-    def quarantine_source(self) -> TableSource:
-        return TableSource(self, "tui_quarantine_count", "tui_quarantine_page")
-
-    def conflict_source(self) -> TableSource:
-        return TableSource(self, "tui_conflicts_count", "tui_conflicts_page")
-
-    def log_source(self) -> TableSource:
-        if self.scope is None:
-            return TableSource(self, "tui_log_count", "tui_log_page")
-        return TableSource(self, "tui_log_count", "tui_log_scoped_page")
-
-    def visible(self, screen: str, ids: list[str]) -> set[str]:
-        """Which of `ids` a screen's table shows (findings and erasure show every id they list)."""
-        if screen not in ("beliefs", "review", "quarantine", "conflicts"):
+    def visible(self, screen, ids: list[str]) -> set[str]:
+        """Which of `ids` a screen's table shows (a screen without a table shows all it lists)."""
+        if screen.table is None:
             return set(ids)
         with self.reader() as cur:
-            return {i for (i,) in cur.execute(sql("tui_visible"), {"screen": screen, "ids": ids}).fetchall()}
+            return {i for (i,) in cur.execute(sql(screen.visible),
+                                              {"table": screen.table, "ids": ids}).fetchall()}
 
     def find_belief(self, memory_id: str, scope: str) -> int | None:
         with self.reader() as cur:
             row = cur.execute(sql("tui_beliefs_find"), {"id": memory_id, "scope": scope}).fetchone()
         return row[0] if row else None
 
-    def counts(self) -> dict:
+    def erasure_rows(self, plan) -> list[dict]:
+        """The erasure preview's rows: each entry the plan erases or retains, with its fate."""
         with self.reader() as cur:
-            return _rows(cur.execute(sql("tui_counts")))[0]
+            found = {r[0]: r for r in cur.execute(sql("erase_entries"),
+                                                  {"ids": plan.erased + plan.retained}).fetchall()}
+        return [{"memory_id": i, "fate": fate, "kind": found[i][2] if i in found else "",
+                 "status": found[i][1] if i in found else ""}
+                for fate, ids in (("erase", plan.erased), ("retain", plan.retained)) for i in ids]
+
+    def counts(self) -> tuple[dict, dict]:
+        """(events and entries for the header, rows per screen whose tab shows a count)."""
+        from .screens import specs
+        with self.reader() as cur:
+            totals = _rows(cur.execute(sql("tui_counts")))[0]
+            shown = {s.name: cur.execute(sql("tui_count"), {"table": s.table}).fetchone()[0]
+                     for s in specs() if s.count and s.table}
+        return totals, shown
 
     # -- one entry ----------------------------------------------------------------------------
 
@@ -245,30 +249,26 @@ def _tree(root: str, edges, labels, limit: int = 300) -> list[dict]:
     return grow(root, frozenset({root}))
 
 
-def plan_action(session: Session, action: str, ids: list[str], cascade: bool | None) -> Plan:
-    """A plan with a placeholder reason (the modal asks for the real one)."""
-    request = Request(action, "(reason asked at confirm)", session.operator, tuple(ids),
-                      cascade=cascade, scope=session.scope)
-    store = session.acting_store()
-    with store.lock:
-        return make_plan(store, request)
+PLACEHOLDER_REASON = "(reason asked at confirm)"
 
 
-def apply_action(session: Session, plan: Plan, reason: str) -> Plan:
-    store = session.acting_store()
+def plan_action(session: Session, name: str, ids: list[str], subject: str | None = None,
+                cascade: bool | None = None):
+    """The plan of a registry action, with a placeholder reason (the modal asks for the real
+    one). A whole-store action (erase) plans on the whole store, the others inside the scope."""
+    action = ACTIONS[name]
+    request = Request(name, PLACEHOLDER_REASON, session.operator, tuple(ids), cascade=cascade,
+                      scope=None if action.whole_store else session.scope, subject=subject)
+    store = session.store if action.whole_store else session.acting_store()
     with store.lock:
-        done = apply(store, replace(plan, request=replace(plan.request, reason=reason)))
+        return action.plan(store, request)
+
+
+def apply_action(session: Session, plan, reason: str):
+    """Apply a reviewed plan with the reason the operator typed."""
+    store = session.store if plan.action.whole_store else session.acting_store()
+    with store.lock:
+        done = plan.action.apply(store, replace(plan, request=replace(plan.request, reason=reason)))
     if store is not session.store:
         session.store.refresh()
     return done
-
-
-def plan_erase(session: Session, subject: str | None, ids: list[str]) -> ErasurePlan:
-    request = EraseRequest("(reason asked at confirm)", session.operator, subject, tuple(ids))
-    with session.store.lock:
-        return plan_erasure(session.store, request)
-
-
-def apply_erase(session: Session, plan: ErasurePlan, reason: str) -> ErasurePlan:
-    with session.store.lock:
-        return apply_erasure(session.store, replace(plan, request=replace(plan.request, reason=reason)))

@@ -182,7 +182,8 @@ def test_operator_comes_from_the_environment(sample):
 
 
 def test_apply_refuses_when_the_log_changed_the_plan(sample):
-    from inspector.store.actions import Request, apply, make_plan
+    from inspector.store.actions import Request
+    from inspector.store.registry import apply, plan as make_plan
     from inspector.store.errors import Refused
     from inspector.store.load import Store
     root = sample("branch-contamination")

@@ -44,15 +44,17 @@ def appender(root: str, batches: int, size: int, slow: bool) -> None:
 
 
 def eraser(root: str, stage: str) -> None:
-    from inspector.store.erasure import EraseRequest, apply_erasure, plan_erasure
+    from inspector.store.actions import Request
+    from inspector.store.registry import apply, plan
     from inspector.store.load import Store
 
     def die(at: str) -> None:
         if at == stage:
             os._exit(9)
-    append.crash_hook = die
+    from inspector.store import files
+    files.crash_hook = die
     store = Store(root, warn=False)
-    apply_erasure(store, plan_erasure(store, EraseRequest("DSR-1", "dana", subject="user:5")))
+    apply(store, plan(store, Request("erase", "DSR-1", "dana", subject="user:5")))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from storegen import entry, write_store
-from inspector.store.actions import Request, apply, make_plan
+from inspector.store.actions import Request
+from inspector.store.registry import apply, plan as make_plan
 from inspector.store.audit import verify
 from inspector.store.errors import Refused
 from inspector.store.load import Store

@@ -458,12 +458,13 @@ def test_core_importers_import_neither_rich_nor_textual():
 
 def test_erasing_a_mem0_user_removes_their_deleted_but_kept_text(tmp_path):
     """mem0 keeps a deleted memory's text; after import, erasure by subject must not."""
-    from inspector.store.erasure import EraseRequest, apply_erasure, plan_erasure
+    from inspector.store.actions import Request
+    from inspector.store.registry import apply, plan
     store = tmp_path / "store"
     import_mem0(FIXTURES / "mem0_history.db", store)
     assert b"Allergic to peanuts" in (store / "events.jsonl").read_bytes()      # the DELETE kept it
     loaded = Store(store, warn=False)
-    done = apply_erasure(loaded, plan_erasure(loaded, EraseRequest("DSR-bob-1", "dana", subject="user:bob")))
+    done = apply(loaded, plan(loaded, Request("erase", "DSR-bob-1", "dana", subject="user:bob")))
     assert done.erased == sorted([PEANUTS, "99394339-9bf6-44be-adb3-a2357643dfbe"])
     texts = [b"Allergic to peanuts", b"peanuts", b"night shifts", b"Works night"]
     hits = [(path.name, t) for path in store.rglob("*") if path.is_file()

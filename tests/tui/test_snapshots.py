@@ -81,7 +81,7 @@ def test_quarantine(snap_compare):
 
 def test_findings(snap_compare):
     assert shoot(snap_compare, store("branch-contamination"), press=["5"],
-                 wait=lambda app: app.status.get("findings") == 3)
+                 wait=lambda app: app.status.counts.get("findings") == 3)
 
 
 def test_audit(snap_compare):

@@ -173,7 +173,7 @@ def test_live_lines_from_another_writer_appear(tmp_path):
                 writer.append([event_draft("write", "A0", "agent:9", after=entry(
                     "A0", entity="aaa", attribute="first", value="new", scope="tenant:acme"))])
             await until(pilot, lambda: table(app).row_count == 6, timeout=4, what="the live update")
-            await until(pilot, lambda: app.status.get("events") == 8, timeout=4)
+            await until(pilot, lambda: app.status.events == 8, timeout=4)
             assert table(app).row_at(table(app).cursor_row)["memory_id"] == before
     run(main())
 
@@ -207,7 +207,7 @@ def test_scope_hides_everything_outside_it(tmp_path):
             await ready(pilot)
             await until(pilot, lambda: table(app).row_count == 2 and table(app).row_at(1) is not None)
             assert [table(app).row_at(i)["memory_id"] for i in range(2)] == ["T2", "T7"]
-            assert app.status["events"] == 2 and app.status["held"] == 0
+            assert app.status.events == 2 and app.status.counts.get("review") == 0
             await pilot.press("q")                     # planned on the whole store, inside the scope
             await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal")
             assert app.screen.plan.affected == ["T2"]

@@ -39,8 +39,8 @@ async def until(pilot, predicate, timeout: float = 15.0, what: str = "") -> None
 
 
 def loaded(app) -> bool:
-    return app.session.store is not None and app.status.get("loading") is None and \
-        not app.status.get("verifying") and app.status.get("chain") is not None
+    return app.session.store is not None and app.status.loading is None and \
+        not app.status.verifying and app.status.chain is not None
 
 
 async def ready(pilot) -> None:

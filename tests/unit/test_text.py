@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from inspector.tui.text import ELLIPSIS, ESCAPE_STYLE, decode, render, safe, safe_json
+from inspector.present.text import ELLIPSIS, ESCAPE_STYLE, decode, render, safe, safe_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -282,7 +282,7 @@ def test_safe_json_round_trips_and_truncates_cleanly(value: object, max_chars: i
 
 
 def test_sanitizer_imports_without_textual() -> None:
-    code = "import sys, inspector.tui.text; print('textual' in sys.modules)"
+    code = "import sys, inspector.present.text; print('textual' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )

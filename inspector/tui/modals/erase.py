@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ...store.erasure import ErasurePlan
-from ..text import safe
+from ...present.text import safe
 
 
 class EraseModal(ModalScreen[str | None]):
@@ -19,7 +19,7 @@ class EraseModal(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("ctrl+y", "confirm", "erase")]
 
-    def __init__(self, plan: ErasurePlan):
+    def __init__(self, plan: ErasurePlan, hidden: int = 0):
         super().__init__()
         self.plan = plan
         self.expected = plan.request.subject if plan.request.subject is not None else str(len(plan.erased))

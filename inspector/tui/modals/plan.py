@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ...store.actions import Plan
-from ..text import safe
+from ...present.text import safe
 from ..widgets.detail import value_text
 
 
@@ -65,7 +65,7 @@ class PlanModal(ModalScreen[str | None]):
                      style="bold")
         if self.hidden:
             title.append(f"  {self.hidden} of them not shown in the table as filtered", style="bold yellow")
-        if plan.action.dangerous:
+        if plan.action.irreversible:
             title.append("  — this cannot be undone by release", style="bold red")
         with Vertical(id="plan-dialog"):
             yield Static(title, id="plan-title")
@@ -81,7 +81,7 @@ class PlanModal(ModalScreen[str | None]):
                     yield Static(diff_table(plan))
             yield Input(placeholder="reason (required, goes into the audit log)", id="reason")
             with Horizontal(id="plan-buttons"):
-                yield Button(f"{plan.request.action} (ctrl+y)", variant="error" if plan.action.dangerous
+                yield Button(f"{plan.request.action} (ctrl+y)", variant="error" if plan.action.irreversible
                              else "primary", id="confirm")
                 yield Button("cancel (esc)", id="cancel")
 

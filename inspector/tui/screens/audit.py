@@ -8,15 +8,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from ..text import safe
+from ...present.text import safe
 from ..widgets.header import chain_text
 from ..widgets.virtual_table import Column, VirtualTable
+from ..spec import ScreenSpec, Status
+from . import screen
 from .base import InspectorScreen
 
 
+@screen(ScreenSpec("audit", "Audit", 6, table="tui_log", rows=("tui_log_view",),
+                   scoped_rows=("tui_log_rows",)))
 class AuditScreen(InspectorScreen):
-    MODE = "audit"
-    BINDINGS = [Binding("v", "verify", "verify chain")]
+    BINDINGS = [Binding("v", "verify", "verify chain", id="audit.verify")]
 
     def body(self) -> ComposeResult:
         yield Static(id="audit-status", classes="hint")
@@ -36,9 +39,9 @@ class AuditScreen(InspectorScreen):
         self.watch(self.app, "status", self._show_chain)
         self.query_one(VirtualTable).focus()
 
-    def _show_chain(self, status: dict) -> None:
-        line = chain_text(status.get("chain"), status.get("verifying", False), status.get("events"))
-        chain = status.get("chain")
+    def _show_chain(self, status: Status) -> None:
+        line = chain_text(status.chain, status.verifying, status.events)
+        chain = status.chain
         if chain:
             line.append(f"   head {chain['head']}", style="dim")
             if chain.get("problem"):
@@ -49,7 +52,7 @@ class AuditScreen(InspectorScreen):
         self.query_one("#audit-status", Static).update(line, layout=False)
 
     def refresh_data(self) -> None:
-        self.query_one(VirtualTable).load(self.app.session.log_source(), keep_cursor=True)
+        self.query_one(VirtualTable).load(self.source(), keep_cursor=True)
 
     def action_verify(self) -> None:
         self.app.verify_chain()

@@ -1,36 +1,32 @@
-"""What every screen has: the header, the bar of screens, the footer, and the curation actions
-of the registry that apply to it (bound to the registry's keys, hidden when read-only,
-disabled while a write is pending)."""
+"""What every screen has: the header, the bar of screens, the key bar, and the curation actions
+its spec offers (bound by `screens.screen`, removed in read-only mode, disabled while a write is
+pending); the rows it pages, what is selected, and what the table shows, all from its spec."""
 
 from __future__ import annotations
 
 import threading
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from ...store.registry import ACTIONS
+from ...store.registry import available
+from ..spec import ScreenSpec, Status
 from ..widgets.detail import DetailPane
 from ..widgets.header import ModeBar, StoreHeader
 from ..widgets.keybar import KeyBar
+from ..widgets.virtual_table import VirtualTable
 
 
 LINEAGE_GRACE_S = 0.03   # paint once if the lineage is ready this soon, else in two steps
 
 
-def action_bindings(names: tuple[str, ...]) -> list[Binding]:
-    return [Binding(ACTIONS[n].key, f"act('{n}')", n, tooltip=ACTIONS[n].help) for n in names]
-
-
 class InspectorScreen(Screen):
-    MODE = ""
-    ACTIONS: tuple[str, ...] = ()
+    SPEC: ScreenSpec          # set by the `screen` decorator
 
     def compose(self) -> ComposeResult:
         yield StoreHeader()
-        yield ModeBar(self.MODE)
+        yield ModeBar(self.SPEC.name)
         yield from self.body()
         yield KeyBar()
 
@@ -40,7 +36,7 @@ class InspectorScreen(Screen):
     def on_mount(self) -> None:
         self.watch(self.app, "status", self._show_status)
 
-    def _show_status(self, status: dict) -> None:
+    def _show_status(self, status: Status) -> None:
         self.query_one(StoreHeader).show(status)
         self.query_one(ModeBar).show(status)
 
@@ -60,7 +56,8 @@ class InspectorScreen(Screen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "act":
             name = parameters[0]
-            if self.app.session.read_only or name not in self.ACTIONS:
+            allowed = {a.name for a in available(self.app.session.read_only)}
+            if name not in self.SPEC.actions or name not in allowed:
                 return False
             if self.app.pending_write or self.app.session.store is None:
                 return None
@@ -98,9 +95,19 @@ class InspectorScreen(Screen):
             return
         self.app.start_action(name, ids, self.visible_ids)
 
+    def source(self):
+        """What the screen's table pages: its spec's table."""
+        return self.app.session.table_source(self.SPEC.table)
+
     def selected_ids(self) -> list[str]:
-        return []
+        """The marked rows' entries, else the entry under the cursor."""
+        tables = self.query(VirtualTable)
+        if not tables:
+            return []
+        table = tables.first()
+        rows = table.marked_rows() or [table.row_at(table.cursor_row)]
+        return sorted({row["memory_id"] for row in rows if row is not None})
 
     def visible_ids(self, ids: list[str]) -> set[str]:
         """Which of `ids` this screen shows (the plan says how many it does not); worker thread."""
-        return self.app.session.visible(self.MODE, ids)
+        return self.app.session.visible(self.SPEC, ids)

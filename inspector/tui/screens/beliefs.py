@@ -11,15 +11,16 @@ from textual.containers import Horizontal
 from textual.widgets import Input
 
 from ...store.model import format_time, parse_time
-from ..text import safe
+from ...present.text import safe
 from ..widgets.detail import DetailPane
 from ..widgets.rows import json_cell
 from ..widgets.virtual_table import Column, VirtualTable
-from .base import InspectorScreen, action_bindings
+from ...present.glyphs import badges
+from ..spec import ScreenSpec
+from . import screen
+from .base import InspectorScreen
 
 KIND = {"observation": "obs", "summary": "sum", "claim": "clm", "inference": "inf"}
-MARK_LEGEND = ("⚑ contested · C claim disagrees · I inference disagrees · V vetoed newer · "
-               "↓ overridden in a narrower scope · ↑ won by a broader scope's entry")
 
 
 def belief_columns() -> list[Column]:
@@ -33,20 +34,21 @@ def belief_columns() -> list[Column]:
         Column("source", "SOURCE", 11),
         Column("authority", "AU", 2, render=lambda v: Text(str(v))),
         Column("observed_at", "OBSERVED", 11, render=lambda v: Text(v.strftime("%m-%d %H:%M") if v else "")),
-        Column("marks", "MRK", 3, render=lambda v: Text(v or "", style="bold yellow")),
+        Column("marks", "MRK", 3, render=lambda v: Text(badges(v), style="bold yellow")),
     ]
 
 
+@screen(ScreenSpec(
+    "beliefs", "Beliefs", 1, table="tui_beliefs", rows=("tui_beliefs_all",),
+    actions=("quarantine", "retract", "expire", "erase")))
 class BeliefsScreen(InspectorScreen):
-    MODE = "beliefs"
-    ACTIONS = ("quarantine", "retract", "expire", "erase")
     BINDINGS = [
         Binding("slash", "focus('#filter')", "filter"),
         Binding("c", "focus('#context')", "context"),
         Binding("t", "focus('#as-of')", "as-of"),
         Binding("l", "lineage", "lineage"),
         Binding("escape", "focus('#beliefs')", "table", show=False),
-    ] + action_bindings(ACTIONS)
+    ]
 
     def body(self) -> ComposeResult:
         with Horizontal(id="controls"):
@@ -64,7 +66,7 @@ class BeliefsScreen(InspectorScreen):
         self.query_one("#beliefs", VirtualTable).focus()
 
     def refresh_data(self) -> None:
-        self.query_one("#beliefs", VirtualTable).load(self.app.session.belief_source(), keep_cursor=True)
+        self.query_one("#beliefs", VirtualTable).load(self.source(), keep_cursor=True)
 
     # -- filter, context, time ----------------------------------------------------------------
 
@@ -110,10 +112,11 @@ class BeliefsScreen(InspectorScreen):
 
     @on(DetailPane.Jump)
     def _jump(self, event: DetailPane.Jump) -> None:
-        self._jump_to(event.memory_id)
+        self.show_entry(event.memory_id)
 
     @work(thread=True, exclusive=True, group="belief-jump")
-    def _jump_to(self, memory_id: str) -> None:
+    def show_entry(self, memory_id: str) -> None:
+        """Move to the belief row of `memory_id`, or show its detail when it has none."""
         detail = self.app.session.detail(memory_id, None)
         if detail is None:
             self.app.call_from_thread(self.notify, "That entry is not loaded.", severity="warning")
@@ -128,10 +131,3 @@ class BeliefsScreen(InspectorScreen):
 
     def action_lineage(self) -> None:
         self.query_one(DetailPane).focus_lineage()
-
-    def selected_ids(self) -> list[str]:
-        table = self.query_one("#beliefs", VirtualTable)
-        if table.marked:
-            return sorted({key.split("\x1f")[0] for key in table.marked})
-        row = table.row_at(table.cursor_row)
-        return [row["memory_id"]] if row else []

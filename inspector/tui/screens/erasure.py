@@ -13,16 +13,19 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Static
 
 from ...store.errors import InspectorError
-from ...store.queries import sql
-from ..session import ListSource, plan_erase
-from ..text import safe
+from ...store.registry import available
+from ..session import ListSource, plan_action
+from ...present.text import safe
 from ..widgets.virtual_table import Column, VirtualTable
+from ..spec import ScreenSpec
+from . import screen
 from .base import InspectorScreen
 
 
+@screen(ScreenSpec("erasure", "Erasure", 7))
 class ErasureScreen(InspectorScreen):
-    MODE = "erasure"
-    BINDINGS = [Binding("e", "erase", "erase…"), Binding("slash", "focus('#subject')", "subject")]
+    BINDINGS = [Binding("e", "erase", "erase…", id="erasure.erase"),
+                Binding("slash", "focus('#subject')", "subject", id="erasure.subject")]
 
     def body(self) -> ComposeResult:
         yield Input(placeholder="data subject (e.g. user:42), then enter to preview", id="subject")
@@ -36,7 +39,7 @@ class ErasureScreen(InspectorScreen):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "erase":
-            if self.app.session.read_only:
+            if "erase" not in {a.name for a in available(self.app.session.read_only)}:
                 return False
             return None if self.app.pending_write or self._plan is None else True
         return super().check_action(action, parameters)
@@ -51,17 +54,14 @@ class ErasureScreen(InspectorScreen):
     @work(thread=True, exclusive=True, group="erase-preview")
     def _plan_preview(self, subject: str) -> None:
         try:
-            plan = plan_erase(self.app.session, subject, [])
+            plan = plan_action(self.app.session, "erase", [], subject)
         except InspectorError as error:
             self._plan = None
             self.app.call_from_thread(self._show_text, Text(str(error), style="yellow"))
             self.app.call_from_thread(self.query_one(VirtualTable).load, ListSource([]))
             return
         self._plan = plan
-        kinds = {r[0]: r for r in self._kinds(plan.erased + plan.retained)}
-        rows = [{"memory_id": i, "fate": fate, "kind": kinds.get(i, (i, "", ""))[2],
-                 "status": kinds.get(i, (i, "", ""))[1]}
-                for fate, ids in (("erase", plan.erased), ("retain", plan.retained)) for i in ids]
+        rows = self.app.session.erasure_rows(plan)
         summary = Text(f"{len(plan.erased)} entries would be erased, {len(plan.redacted_seqs)} event "
                        f"bodies replaced, {len(plan.retained)} retained under legal hold.\n", style="bold")
         summary.append("press e to erase (you will type the subject to confirm)", style="dim")
@@ -70,19 +70,15 @@ class ErasureScreen(InspectorScreen):
         self.app.call_from_thread(self.query_one(VirtualTable).focus)
         self.app.call_from_thread(self.refresh_bindings)
 
-    def _kinds(self, ids):
-        with self.app.session.reader() as cur:
-            return cur.execute(sql("erase_entries"), {"ids": ids}).fetchall()
-
     def _show_text(self, text: Text) -> None:
         self.query_one("#certificate", Static).update(text)
 
     def action_erase(self) -> None:
         if self._plan is not None:
-            self.app.start_erasure(self._plan.request.subject, [])
+            self.app.start_action("erase", [], set, subject=self._plan.request.subject)
 
     def refresh_data(self) -> None:
-        certificate = getattr(self.app.session, "last_certificate", None)
+        certificate = getattr(self.app.session.last_result, "certificate", None)
         if certificate:
             text = Text(f"certificate {certificate['id']}\n", style="bold green")
             text.append(f"written to certificates/{certificate['id']}.json\n\n", style="dim")

@@ -13,22 +13,23 @@ from textual.worker import get_current_worker
 
 from ...store import scan
 from ..session import ListSource
-from ..text import safe
+from ...present.text import safe
 from ..widgets.detail import DetailPane
 from ..widgets.virtual_table import Column, VirtualTable
-from .base import action_bindings
+from ...present.glyphs import SEVERITY_STYLE
+from ..spec import ScreenSpec
+from . import screen
 from .tables import EntryTableScreen
 
-SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "dim"}
 
-
+@screen(ScreenSpec(
+    "findings", "Findings", 5, count=True, actions=("quarantine", "retract", "expire", "erase"),
+    hint="Deterministic checks of the store: s scan again · ctrl+c stop a running scan"))
 class FindingsScreen(EntryTableScreen):
-    MODE = "findings"
-    ACTIONS = ("quarantine", "retract", "expire", "erase")
     TABLE_ID = "findings"
-    HINT = "Deterministic checks (DESIGN §7a): s scan again · ctrl+c stop a running scan"
-    BINDINGS = [Binding("s", "scan", "scan"), Binding("ctrl+c", "stop", "stop", show=False)] + \
-        action_bindings(ACTIONS)
+    ROW_KEY = "row_key"
+    BINDINGS = [Binding("s", "scan", "scan", id="findings.scan"),
+                Binding("ctrl+c", "stop", "stop", show=False, id="findings.stop")]
 
     def columns(self) -> list[Column]:
         return [Column("severity", "SEV", 6, render=lambda v: Text(v, style=SEVERITY_STYLE[v])),
@@ -37,11 +38,11 @@ class FindingsScreen(EntryTableScreen):
 
     def body(self) -> ComposeResult:
         with Horizontal(classes="hint"):
-            yield Static(Text(self.HINT, style="dim"), id="scan-status")
+            yield Static(Text(self.SPEC.hint, style="dim"), id="scan-status")
             yield ProgressBar(total=1.0, show_eta=False, id="scan-progress")
         yield Static(id="finding-message", classes="hint")
         with Horizontal(id="main"):
-            yield VirtualTable(self.columns(), key="row_key", id=self.TABLE_ID)
+            yield VirtualTable(self.columns(), key=self.ROW_KEY, id=self.TABLE_ID)
             yield DetailPane(id="detail")
 
     @on(VirtualTable.Highlighted)
@@ -52,7 +53,7 @@ class FindingsScreen(EntryTableScreen):
             self.query_one("#finding-message", Static).update(line, layout=False)
 
     def refresh_data(self) -> None:
-        if self.app.status.get("findings") is None:
+        if "findings" not in self.app.status.counts:
             self.action_scan()
 
     def action_scan(self) -> None:
@@ -78,7 +79,7 @@ class FindingsScreen(EntryTableScreen):
         except scan.Cancelled:
             self.app.call_from_thread(status.update, Text("scan stopped", style="yellow"))
             return
-        rows = [{**f.as_json(), "row_key": f"{f.rule}\x1f{f.memory_id}\x1f{n}"} for n, f in enumerate(found)]
+        rows = [{**f.as_json(), "row_key": n} for n, f in enumerate(found)]
         counts = {s: sum(1 for f in found if f.severity == s) for s in ("high", "medium", "low")}
         summary = Text(f"{len(found)} findings: ")
         for severity, n in counts.items():
@@ -86,11 +87,4 @@ class FindingsScreen(EntryTableScreen):
         self.app.call_from_thread(bar.update, progress=1.0)
         self.app.call_from_thread(status.update, summary)
         self.app.call_from_thread(self.query_one(VirtualTable).load, ListSource(rows), keep_cursor=True)
-        self.app.call_from_thread(self.app.set_status, findings=len(found))
-
-    def selected_ids(self) -> list[str]:
-        table = self.query_one(VirtualTable)
-        if table.marked:
-            return sorted({key.split("\x1f")[1] for key in table.marked})
-        row = table.row_at(table.cursor_row)
-        return [row["memory_id"]] if row else []
+        self.app.call_from_thread(self.app.set_count, "findings", len(found))

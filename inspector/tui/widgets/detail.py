@@ -22,7 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..session import Detail
-from ..text import safe, safe_value as value_text
+from ...present.text import safe, safe_value as value_text
 
 FIELDS = ("kind", "status", "held_reason", "source", "authority", "confidence", "scope", "subject",
           "observed_at", "valid_from", "valid_to", "expires_at", "context", "sensitivity",

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.events import Click
 from textual.widgets import Static
 
-from ..text import safe
+from ...present.text import safe
 
 SCREENS = (("beliefs", "Beliefs", None), ("review", "Review", "held"),
            ("conflicts", "Conflicts", "conflicts"), ("quarantine", "Quarantine", "quarantined"),
@@ -33,26 +33,25 @@ class StoreHeader(Static):
 
     DEFAULT_CSS = "StoreHeader { height: 1; background: $panel; }"
 
-    def show(self, status: dict) -> None:
+    def show(self, status: Status) -> None:
         line = Text(" inspector  ", style="bold")
-        line.append_text(safe(status.get("path", ""), one_line=True, max_chars=48))
-        if status.get("scope") is not None:
+        line.append_text(safe(status.path, one_line=True, max_chars=48))
+        if status.scope is not None:
             line.append("  scope ", style="dim")
-            line.append_text(safe(status["scope"] or '""', one_line=True, max_chars=32))
-        if status.get("loading"):
-            line.append(f"   {status['loading']}", style="italic")
+            line.append_text(safe(status.scope or '""', one_line=True, max_chars=32))
+        if status.loading:
+            line.append(f"   {status.loading}", style="italic")
         else:
-            line.append(f"   {status.get('events', 0):,} events · {status.get('entries', 0):,} entries · "
-                        f"head {status.get('head') or '–'}  ")
-            line.append_text(chain_text(status.get("chain"), status.get("verifying", False),
-                                        status.get("events")))
+            line.append(f"   {status.events:,} events · {status.entries:,} entries · "
+                        f"head {status.head or '–'}  ")
+            line.append_text(chain_text(status.chain, status.verifying, status.events))
             line.append("  live ")
-            line.append("●", style="bold green" if status.get("live_recent") else "dim")
-        if status.get("as_of"):
-            line.append(f"   as of {status['as_of']}", style="bold yellow")
-        if status.get("read_only"):
+            line.append("●", style="bold green" if status.live_recent else "dim")
+        if status.as_of:
+            line.append(f"   as of {status.as_of}", style="bold yellow")
+        if status.read_only:
             line.append("   read-only", style="bold")
-        if status.get("warning"):
+        if status.warning:
             line.append("   ⚠ readable by others", style="bold red")
         self.update(line, layout=False)
 
@@ -68,13 +67,14 @@ class ModeBar(Static):
         self.current = current
         self._spans: list[tuple[int, int, str]] = []
 
-    def show(self, status: dict) -> None:
+    def show(self, status: Status) -> None:
+        from ..screens import specs
         line, self._spans = Text(), []
-        for number, (mode, label, count_key) in enumerate(SCREENS, start=1):
-            start = len(line)
+        for spec in specs():
+            start, mode = len(line), spec.name
             style = "bold reverse" if mode == self.current else ""
-            line.append(f" {number} {label}", style=style)
-            count = status.get(count_key) if count_key else None
+            line.append(f" {spec.order} {spec.label}", style=style)
+            count = status.counts.get(mode) if spec.count else None
             if count:
                 line.append(f" ({count:,})", style=style + " bold")
             line.append(" ", style=style)

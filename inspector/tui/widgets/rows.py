@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
-from inspector.tui.text import ESCAPE_STYLE, safe, safe_value
+from inspector.present.text import ESCAPE_STYLE, safe, safe_value
 
 Row = Mapping[str, Any]
 

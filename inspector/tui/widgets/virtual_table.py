@@ -35,7 +35,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from inspector.tui.text import render
+from inspector.present.text import render
 
 from .rows import (GUTTER, MIN_SHARED_WIDTH, Column, Row, RowSource, _as_text, _PageCache,  # noqa: F401
                    _PageRequests, _safe_one_line, cell_segments, column_widths)
@@ -148,7 +148,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._generation = 0
         self._pending_load: tuple[RowSource, bool] | None = None
         self._row_count = self._cursor = 0
-        self._marked: set[str] = set()
+        self._marked: dict[str, Row] = {}   # key -> the row as it was when marked
         self._window = (0, -1)  # pages worth fetching (viewport ± 1); read by workers
         self._awaiting_cursor_row = False
         self._width = 0  # content width, measured at the start of each render pass
@@ -166,6 +166,10 @@ class VirtualTable(ScrollView, can_focus=True):
     @property
     def marked(self) -> frozenset[str]:
         return frozenset(self._marked)
+
+    def marked_rows(self) -> list[Row]:
+        """The marked rows, in the order they were marked."""
+        return list(self._marked.values())
 
     def row_at(self, index: int) -> Row | None:
         """The row at `index` if it is cached, else None (never fetches)."""
@@ -229,7 +233,9 @@ class VirtualTable(ScrollView, can_focus=True):
         if row is None:  # nothing to mark yet: the row is still being fetched
             self.app.bell()
             return
-        self._marked ^= {self._key_of(row, self._cursor)}
+        key = self._key_of(row, self._cursor)
+        if self._marked.pop(key, None) is None:
+            self._marked[key] = row
         self.refresh_line(self._cursor + 1)
 
     def action_choose(self) -> None:

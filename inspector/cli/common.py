@@ -1,0 +1,76 @@
+"""What every command shares: the Typer app, the common options, the operator's name, times
+from the command line, opening a store, and turning an InspectorError into its one line on
+stderr and its exit code (DESIGN §8: 2 bad input, 3 refused)."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Optional, TypeVar
+
+import typer
+
+from ..store.errors import BadInput, InspectorError
+from ..store.load import Store
+from ..store.model import parse_time
+from . import output
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Inspect and curate an AI agent's long-term memory store.")
+
+JSON = typer.Option(False, "--json", help="Print exactly one JSON document on stdout.")
+SCOPE = typer.Option(None, "--scope", metavar="S",
+                     help="Hard filter: load and show only entries inside scope S and its sub-scopes.")
+NO_SCOPE = typer.Option(None, "--scope", hidden=True)
+OPERATOR = typer.Option(None, "--operator", help="Who acts (else $INSPECTOR_OPERATOR, else login).")
+
+OPERATOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]*")
+T = TypeVar("T")
+
+
+def run(fn: Callable[[], T]) -> T:
+    """Run a command's body: an InspectorError becomes its one line and exit code."""
+    try:
+        return fn()
+    except InspectorError as error:
+        output.say(f"error: {error}")
+        raise typer.Exit(error.exit_code)
+
+
+def refuse_scope(scope: Optional[str], command: str) -> None:
+    if scope is not None:
+        raise BadInput(f"`{command}` works on the whole store and does not take --scope; "
+                       "run it without --scope")
+
+
+def time_option(text: Optional[str], name: str) -> Optional[datetime]:
+    if text is None:
+        return None
+    try:
+        return parse_time(text)
+    except (ValueError, OverflowError):
+        raise BadInput(f"{name}: {text!r} is not an RFC 3339 time; write e.g. 2025-03-01T04:06:55Z") from None
+
+
+def open_store(path: Path, scope: Optional[str] = None) -> Store:
+    store = Store(path, scope=scope)
+    for warning in store.state.warnings:
+        if "incomplete last line" in warning:
+            output.say(f"note: {warning}")
+    return store
+
+
+def where(store: Store) -> str:
+    return f"{store.root}" + (f" inside scope {store.scope!r}" if store.scope is not None else "")
+
+
+def operator_name(given: Optional[str]) -> str:
+    """--operator, else $INSPECTOR_OPERATOR, else the login name."""
+    name = given or os.environ.get("INSPECTOR_OPERATOR") or getpass.getuser()
+    if not OPERATOR_NAME.fullmatch(name or ""):
+        raise BadInput(f"operator name {name!r} must be letters, digits, . _ @ - (an identifier, "
+                       "never content); pass --operator NAME")
+    return name

@@ -1,0 +1,234 @@
+"""The one sanitizer: every untrusted string reaches the screen through here.
+
+Memory values, sources, reasons, ids and contexts are written by agents and by
+whatever the agents read, so they are treated as attacks (DESIGN §9). Given a
+str, Rich and Textual parse markup (`[@click=app.quit]`, `[link=…]`, `[/oops]`
+crashes a DataTable) and emoji codes, and they pass ESC through to the
+terminal: an `ESC]52` in a value would be a clipboard write. This module turns
+any value into plain text that is never parsed as markup and in which every
+dangerous code point is a visible escape. It is lossless, so two different
+values never look the same on screen, and `decode` inverts it.
+
+It imports only `rich`, never `textual`: the CLI uses it too and must import
+without Textual.
+
+Escape grammar of `render` (hex is lowercase):
+
+- Dangerous code points become `\\xNN` (below U+0100), `\\uNNNN`, or
+  `\\u{NNNNN}` (above U+FFFF): C0 controls except newline and tab, DEL, C1
+  (U+0080–U+009F), the soft hyphen, the invisible zero-width and format
+  characters (U+200B–U+200D, U+2060–U+2064, U+FEFF) and the tag characters
+  U+E0000–U+E007F (both hide text from a reader that an agent still reads),
+  the bidi controls
+  U+202A–U+202E and U+2066–U+2069, the bidi marks U+200E, U+200F, U+061C, the
+  separators U+2028 and U+2029 (some widgets break lines on them) and lone
+  surrogates U+D800–U+DFFF (a terminal write of one raises, so a value could
+  crash the screen).
+- With `one_line=True` newline and tab also become `\\n` and `\\t`.
+- A literal backslash is doubled iff the next rendered character is `\\`, `x`
+  or `u` (also `n` or `t` with `one_line=True`); otherwise it stays single, so
+  `C:\\Windows\\bob` reads as written.
+
+`decode` reads left to right: `\\\\` is one backslash, `\\xNN` and `\\uNNNN`
+(and `\\n`, `\\t` with `one_line=True`) are the escaped code point, and any
+other backslash is itself.
+
+`safe_json` shows a structured value as JSON text instead, with JSON's own
+escapes (`\\uNNNN` for the same dangerous code points), so what is on screen
+stays valid JSON of the value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, Final, NamedTuple
+
+from rich.text import Span, Text
+
+ESCAPE_STYLE: Final = "reverse"
+"""How escapes, doubled backslashes and truncation marks are drawn: reverse
+video shows on every theme and on monochrome terminals."""
+
+ELLIPSIS: Final = "…"
+
+DANGEROUS: Final = (
+    r"\x00-\x08\x0b-\x1f\x7f-\x9f\xad"
+    r"\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+    r"\ud800-\udfff\U000e0000-\U000e007f"
+)
+_SHORT_ESCAPES: Final = {"\n": "\\n", "\t": "\\t", "\\": "\\\\"}
+_SHORT_UNESCAPES: Final = {"n": "\n", "t": "\t", "\\": "\\"}
+
+
+class _Grammar(NamedTuple):
+    needs_work: re.Pattern[str]  # any dangerous char or backslash: slow path
+    token: re.Pattern[str]  # a char to escape, or a backslash to double
+    escape: re.Pattern[str]  # one escape, for decode
+
+
+def _grammar(one_line: bool) -> _Grammar:
+    dangerous = DANGEROUS + (r"\t\n" if one_line else "")
+    letters = "xunt" if one_line else "xu"
+    short = "|[nt]" if one_line else ""
+    return _Grammar(
+        needs_work=re.compile(rf"[\\{dangerous}]"),
+        token=re.compile(rf"\\(?=[\\{letters}{dangerous}])|[{dangerous}]"),
+        escape=re.compile(rf"\\(?:\\|x[0-9a-f]{{2}}|u(?:[0-9a-f]{{4}}|\{{[0-9a-f]{{5,6}}\}}){short})"),
+    )
+
+
+_GRAMMARS: Final = {False: _grammar(False), True: _grammar(True)}
+
+
+def _escape(char: str) -> str:
+    short = _SHORT_ESCAPES.get(char)
+    if short is not None:
+        return short
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\u{{{code:x}}}"
+
+
+def _unescape(match: re.Match[str]) -> str:
+    body = match.group()[1:]
+    short = _SHORT_UNESCAPES.get(body)
+    return short if short is not None else chr(int(body[1:].strip("{}"), 16))
+
+
+def render(s: str, *, one_line: bool = False) -> str:
+    """`s` with every dangerous code point as a visible escape (module docstring)."""
+    grammar = _GRAMMARS[one_line]
+    if grammar.needs_work.search(s) is None:
+        return s
+    return grammar.token.sub(lambda m: _escape(m.group()), s)
+
+
+def decode(rendered: str, *, one_line: bool = False) -> str:
+    """The string `render(…, one_line=one_line)` was given; for tests and tooling."""
+    return _GRAMMARS[one_line].escape.sub(_unescape, rendered)
+
+
+# A rendered string as pieces: (text, kind). Escapes are drawn in
+# ESCAPE_STYLE; escapes and atoms are never cut by truncation.
+_LITERAL, _ESCAPE, _ATOM = "literal", "escape", "atom"
+_Pieces = list[tuple[str, str]]
+
+
+def _pieces(
+    s: str, pattern: re.Pattern[str], escape_of: Callable[[str], tuple[str, str]]
+) -> _Pieces:
+    pieces: _Pieces = []
+    start = 0
+    for match in pattern.finditer(s):
+        if match.start() > start:
+            pieces.append((s[start : match.start()], _LITERAL))
+        pieces.append(escape_of(match.group()))
+        start = match.end()
+    if start < len(s):
+        pieces.append((s[start:], _LITERAL))
+    return pieces
+
+
+def _to_text(pieces: _Pieces, style: str | None) -> Text:
+    spans: list[Span] = []
+    position = 0
+    for chunk, kind in pieces:
+        if kind == _ESCAPE:
+            spans.append(Span(position, position + len(chunk), ESCAPE_STYLE))
+        position += len(chunk)
+    return Text("".join(chunk for chunk, _ in pieces), style=style or "", spans=spans)
+
+
+def _truncate(pieces: _Pieces, max_chars: int) -> _Pieces:
+    """At most `max_chars` characters, ending in a styled ELLIPSIS if cut."""
+    if sum(len(chunk) for chunk, _ in pieces) <= max_chars:
+        return pieces
+    budget, kept = max_chars - len(ELLIPSIS), []
+    for chunk, kind in pieces:
+        if len(chunk) > budget:
+            if kind == _LITERAL and budget > 0:
+                kept.append((chunk[:budget], kind))
+            break
+        kept.append((chunk, kind))
+        budget -= len(chunk)
+    return kept + [(ELLIPSIS, _ESCAPE)]
+
+
+def as_str(value: Any) -> str:
+    """The text `safe` shows for a value: None is "", a dict, list or tuple is
+    its JSON text (`json.dumps(ensure_ascii=False)`), anything else `str()`
+    (so `True` is "True", `3.5` is "3.5")."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def safe(value: Any, *, one_line: bool = False, style: str | None = None,
+         max_chars: int | None = None) -> Text:
+    """A Text whose plain is `render(as_str(value))`, escapes in ESCAPE_STYLE.
+
+    `style` is the base style of the whole Text. Never parsed as markup or
+    emoji; `no_wrap`/`overflow` are left to the caller. With `max_chars`, cut
+    to at most that many characters ending in a styled "…", never inside an
+    escape.
+    """
+    s = as_str(value)
+    grammar = _GRAMMARS[one_line]
+    if grammar.needs_work.search(s) is None and (max_chars is None or len(s) <= max_chars):
+        return Text(s, style=style or "")
+    pieces = _pieces(s, grammar.token, lambda c: (_escape(c), _ESCAPE))
+    if max_chars is not None:
+        pieces = _truncate(pieces, max_chars)
+    return _to_text(pieces, style)
+
+
+# JSON text from json.dumps(ensure_ascii=False): its own escapes (`\"`, `\\`
+# kept as they are; control escapes styled) and the dangerous code points it
+# leaves raw, which only ever occur inside a JSON string.
+_JSON_TOKEN: Final = re.compile(rf'\\(?:u[0-9a-f]{{4}}|[bfnrt"\\/])|[{DANGEROUS}]')
+
+
+def _json_piece(token: str) -> tuple[str, str]:
+    if token in ('\\"', "\\\\", "\\/"):
+        return token, _ATOM
+    if token.startswith("\\"):
+        return token, _ESCAPE
+    code = ord(token)
+    if code > 0xFFFF:  # JSON spells an astral code point as a UTF-16 surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}", _ESCAPE
+    return f"\\u{code:04x}", _ESCAPE
+
+
+def safe_json(value: Any, *, one_line: bool = False, max_chars: int | None = None) -> Text:
+    """A JSON value as compact JSON text (`json.dumps(ensure_ascii=False)`).
+
+    Dangerous code points become JSON `\\uNNNN` escapes, so the plain text is
+    still valid JSON of the same value (`json.loads` is the inverse) and its
+    own escapes are not doubled; control escapes are drawn in ESCAPE_STYLE.
+    JSON text never holds a raw newline or tab, so `one_line` changes nothing
+    and is accepted for symmetry with `safe`. With `max_chars`, the text is cut
+    to at most that many characters ending in a styled "…", never inside an
+    escape.
+    """
+    if max_chars is not None and max_chars < len(ELLIPSIS):
+        raise ValueError(f"max_chars must be at least {len(ELLIPSIS)}, not {max_chars}")
+    s = json.dumps(value, ensure_ascii=False, default=str)
+    pieces = _pieces(s, _JSON_TOKEN, _json_piece)
+    if max_chars is not None:
+        pieces = _truncate(pieces, max_chars)
+    return _to_text(pieces, None)
+
+
+def safe_value(value: Any, max_chars: int | None = None) -> Text:
+    """A memory value on one line: a string shown bare, anything else as its JSON."""
+    if isinstance(value, str):
+        return safe(value, one_line=True, max_chars=max_chars)
+    return safe_json(value, max_chars=max_chars)

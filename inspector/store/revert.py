@@ -1,0 +1,71 @@
+"""`revert`: put the entries of an earlier batch back to the state each had before it, as a
+new, audited batch (lazygit's undo through its reflog, with the log as the reflog).
+
+Refused when an entry changed after the batch (its state is no longer what the batch left)
+and for erase batches, which can never be undone. The `revert` events carry `"reverts":
+BATCH` in their body.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from .actions import Plan, Request, belief_changes, check_reason
+from .append import event_draft
+from .errors import BadInput, Refused
+from .load import Store
+from .queries import sql
+
+if TYPE_CHECKING:
+    from .registry import Action
+
+
+def plan_revert(action: "Action", store: Store, request: Request) -> Plan:
+    """The revert of `request.batch` against the loaded store; nothing is written."""
+    check_reason(request)
+    batch = request.batch
+    if not batch:
+        raise BadInput("revert needs the batch to undo: --batch BATCH (see `inspector audit`)")
+    events = store.con.execute(sql("revert_batch_events"), {"batch": batch}).fetchall()
+    if not events:
+        raise BadInput(f"no batch {batch!r} in {store.root}; nothing written")
+    if any(op == "erase" for _, _, op, _ in events):
+        raise Refused(f"batch {batch} is an erasure, which can never be reverted; nothing written")
+    befores = _befores(store, [seq for seq, *_ in events])
+    rows = {r[0]: r for r in store.con.execute(sql("action_entries"),
+                                               {"ids": [m for _, m, _, _ in events]}).fetchall()}
+    drafts, keys = [], set()
+    for seq, memory_id, _, last_seq in events:
+        if last_seq != seq:
+            raise Refused(f"{memory_id} changed after batch {batch} (seq {last_seq}); revert "
+                          "applies only while the batch's entries are as it left them; nothing written")
+        before = befores.get(seq)
+        if before is None:
+            raise Refused(f"{memory_id}: batch {batch} created it, and revert restores earlier "
+                          "states only (retract it instead); nothing written")
+        current = json.loads(rows[memory_id][5])
+        drafts.append(_draft(memory_id, request, current, before, batch))
+        keys.update({(current["entity"], current["attribute"]), (before["entity"], before["attribute"])})
+    changes = [c for c in belief_changes(store, drafts, sorted(keys))]
+    return Plan(action, request, [d["memory_id"] for d in drafts], {}, drafts, changes)
+
+
+def _draft(memory_id: str, request: Request, current: dict, before: dict, batch: str) -> dict:
+    draft = event_draft("revert", memory_id, request.actor, before=current, after=before,
+                        reason=request.reason)
+    draft["body"]["reverts"] = batch
+    return draft
+
+
+def _befores(store: Store, seqs: list[int]) -> dict[int, dict | None]:
+    """body.before of the events at `seqs`, read from the log (the tables keep only `after`)."""
+    wanted, found = set(seqs), {}
+    with open(store.paths.log, "rb") as log:
+        for number, raw in enumerate(log, start=1):
+            if number in wanted:
+                event = json.loads(raw)
+                found[event["seq"]] = event["body"].get("before")
+                if len(found) == len(wanted):
+                    break
+    return found

@@ -1,0 +1,46 @@
+"""A screen is one declaration: its name, label and place in the tab bar (which gives its digit
+key), the table its rows page from and the statements that rebuild it, whether the tab shows
+a count, and the curation actions it offers. The app, the mode bar, the palette, the view
+rebuild, the counts and the paging all read these; a new screen is one module under
+screens/ (its class decorated with `screen(ScreenSpec(...))`) plus its SQL in queries/tui.sql.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ScreenSpec:
+    name: str                             # the mode name
+    label: str                            # its tab's label
+    order: int                            # its place in the tab bar; the digit that opens it
+    table: str | None = None              # the vpos-numbered table (or view) its rows page from
+    rows: tuple[str, ...] = ()            # statements that rebuild `table` when the view changes
+    scoped_rows: tuple[str, ...] | None = None   # instead of `rows` under --scope (None: same)
+    count: bool = False                   # the tab shows how many rows `table` holds
+    actions: tuple[str, ...] = ()         # registry actions offered here
+    visible: str = "tui_visible"          # statement: which of $ids the table shows ($table)
+    hint: str = ""                        # one line under the tabs: what the screen is for
+
+    def rebuild_statements(self, scoped: bool) -> tuple[str, ...]:
+        return self.scoped_rows if scoped and self.scoped_rows is not None else self.rows
+
+
+@dataclass
+class Status:
+    """What the header and the mode bar show; the app replaces it whole on each change."""
+
+    path: str = ""
+    scope: str | None = None
+    read_only: bool = False
+    loading: str | None = None
+    warning: str | None = None
+    events: int = 0
+    entries: int = 0
+    head: str | None = None
+    chain: dict | None = None
+    verifying: bool = False
+    live_recent: bool = False
+    as_of: str | None = None
+    counts: dict[str, int] = field(default_factory=dict)   # screen name -> rows in its table

@@ -1,1 +1,0 @@
-SELECT src, dst FROM cycle_core ORDER BY src, dst

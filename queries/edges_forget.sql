@@ -1,1 +1,0 @@
-DELETE FROM edges WHERE src IN (SELECT memory_id FROM staged)

@@ -1,1 +1,0 @@
-CREATE TABLE IF NOT EXISTS entries AS SELECT *, NULL::JSON AS state FROM versions WHERE false

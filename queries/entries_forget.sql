@@ -1,1 +1,0 @@
-DELETE FROM entries WHERE memory_id IN (SELECT memory_id FROM staged)

@@ -1,0 +1,45 @@
+-- Erasure (DESIGN §6): what a subject matches, what derives from it, the events to
+-- rewrite, and the suppression list that keeps erased subjects out.
+
+-- name: erase_match
+-- Entries about data subject $subject in any of their versions (DESIGN §6): its subject, an
+-- entity that is it or has it as a segment, a scope with it as a segment, or it as the
+-- source principal. Entries already erased have no key and match nothing.
+SELECT DISTINCT memory_id FROM versions
+WHERE entity IS NOT NULL AND (
+    subject = $subject OR entity = $subject OR list_contains(string_split(entity, '/'), $subject)
+    OR list_contains(string_split(scope, '/'), $subject) OR principal = $subject)
+ORDER BY memory_id
+
+-- name: erase_descendants
+-- Everything derived from $ids in any version: an entry that once cited an erased entry
+-- holds what it was derived from, even if it cites something else now.
+WITH RECURSIVE cites AS (
+    SELECT DISTINCT memory_id AS src, unnest(justification) AS dst FROM versions
+    WHERE justification IS NOT NULL AND len(justification) > 0
+), down(id) AS (
+    SELECT src FROM cites WHERE dst IN (SELECT unnest($ids::VARCHAR[]))
+    UNION
+    SELECT c.src FROM down JOIN cites c ON c.dst = down.id
+)
+SELECT id FROM down WHERE id NOT IN (SELECT unnest($ids::VARCHAR[])) ORDER BY id
+
+-- name: erase_entries
+-- Current status, kind and retention of entries considered for erasure.
+SELECT memory_id, status, kind, retention FROM entries
+WHERE memory_id IN (SELECT unnest($ids::VARCHAR[])) ORDER BY memory_id
+
+-- name: erase_seqs
+-- The events of entries to erase whose bodies still hold their states.
+SELECT seq FROM versions
+WHERE memory_id IN (SELECT unnest($ids::VARCHAR[])) AND NOT redacted ORDER BY seq
+
+-- name: erase_values
+-- The string values of every version of the entries to erase (to keep them out of the reason).
+SELECT DISTINCT value ->> '$' FROM versions
+WHERE memory_id IN (SELECT unnest($ids::VARCHAR[])) AND json_type(value) = 'VARCHAR'
+
+-- name: suppressed_subjects
+-- The suppression list (DESIGN §6): salted digests of erased subjects, from erase events.
+SELECT DISTINCT subject_salt, subject_digest FROM versions
+WHERE op = 'erase' AND subject_digest IS NOT NULL AND subject_salt IS NOT NULL

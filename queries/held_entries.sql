@@ -1,2 +1,0 @@
--- The held queue, oldest hold first.
-SELECT state FROM entries WHERE status = 'held' ORDER BY seq

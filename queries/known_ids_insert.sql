@@ -1,3 +1,0 @@
-INSERT INTO known_ids
-SELECT DISTINCT memory_id FROM staged
-WHERE memory_id NOT IN (SELECT memory_id FROM known_ids)

@@ -1,2 +1,0 @@
--- A torn last line read by the fast path: not an event.
-DELETE FROM raw_file WHERE rowid >= $n

@@ -1,1 +1,0 @@
-DELETE FROM edges WHERE src NOT IN (SELECT memory_id FROM entries)

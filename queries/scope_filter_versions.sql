@@ -1,1 +1,0 @@
-DELETE FROM versions WHERE memory_id NOT IN (SELECT memory_id FROM entries)

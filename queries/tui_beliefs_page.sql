@@ -1,1 +1,0 @@
-SELECT * FROM tui_beliefs WHERE vpos BETWEEN $first AND $last ORDER BY vpos

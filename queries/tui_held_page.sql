@@ -1,1 +1,0 @@
-SELECT * FROM tui_held WHERE vpos BETWEEN $first AND $last ORDER BY vpos

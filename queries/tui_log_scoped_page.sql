@@ -1,1 +1,0 @@
-SELECT * FROM tui_log WHERE vpos BETWEEN $first AND $last ORDER BY vpos
