@@ -204,7 +204,8 @@ def print_audit(doc: dict) -> None:
 
 def print_ingest(result) -> None:
     say(f"written {len(result.written)}, held {len(result.held)}, "
-        f"updated {len(result.updated)}, rejected lines {len(result.rejected)}")
+        f"updated {len(result.updated)}, unchanged {len(result.unchanged)}, "
+        f"rejected lines {len(result.rejected)}")
     for memory_id, reason in result.held.items():
         say(f"  held {memory_id}: {reason}")
     for number, error in result.rejected:

@@ -25,9 +25,9 @@ from ..store import gate
 from ..store.append import LogWriter, event_draft, init_store
 from ..store.files import fsync_dir
 from ..store.errors import BadInput
-from ..store.ingest import check_entry
+from ..store.writes import InvalidEntry, admit
 from ..store.load import Store
-from ..store.model import ENTRY_DEFAULTS, format_time
+from ..store.model import format_time
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 # What SQLite files hold as times: `2024-07-20 10:00:00.123456`, `2025-03-01T09:00:00+00:00`, …
@@ -197,18 +197,18 @@ class EventBook:
     def put(self, fields: dict, reason: str) -> dict:
         """A draft that writes or updates the entry `fields["id"]` to `fields`."""
         before = self.states.get(fields["id"])
-        after = {**ENTRY_DEFAULTS, **(before or {}), **fields}
-        after["status"] = before["status"] if before else "active"
-        after["held_reason"] = before.get("held_reason") if before else None
-        problem = check_entry(after)
-        if problem:
-            raise BadRow(f"the entry it maps to is not valid: {problem}")
-        held_reason = gate.text_reason(after, self._suppression)
-        if held_reason:
-            after.update(status="held", held_reason=held_reason)
-            self.held[after["id"]] = held_reason
-        op = "hold" if held_reason else ("update" if before else "write")
-        return self._draft(op, before, after, reason)
+        try:
+            admitted = admit(before, fields, self._suppression, self.actor, reason=reason,
+                             batch=self.batch)
+        except InvalidEntry as problem:
+            raise BadRow(f"the entry it maps to is not valid: {problem}") from None
+        if admitted.held:
+            self.held[fields["id"]] = admitted.held
+        if admitted.draft is None:        # the same state again: an event with no change
+            admitted.draft = event_draft("update", fields["id"], self.actor, before=before,
+                                         after=dict(before), reason=reason, batch=self.batch)
+        self.states[fields["id"]] = admitted.draft["body"]["after"]
+        return admitted.draft
 
     def retract(self, memory_id: str, reason: str) -> dict:
         before = self.states[memory_id]

@@ -1,0 +1,53 @@
+"""The one way a new entry state is made and judged before it is written, for `ingest`, the
+importers and any writer on the append API: merge the incoming fields over the current
+state, validate the result (contract), and pass it through the write gate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import gate
+from .append import event_draft
+from .contract import entry_problem
+from .model import ENTRY_DEFAULTS
+
+GATE_DECIDES = ("status", "held_reason")     # a feed's values for these are ignored
+
+
+class InvalidEntry(ValueError):
+    """The merged state breaks the contract; the message names the field."""
+
+
+@dataclass
+class Admitted:
+    draft: dict | None          # None: the state would not change (nothing to write)
+    kind: str                   # "write" (a new id) or "update"
+    held: str | None            # the gate's held_reason, if it held the entry
+
+
+def merged(before: dict | None, fields: dict) -> dict:
+    """The state a write or update of `fields` leaves: defaults, then the current state, then
+    the new fields; status and held_reason stay as they were (the gate decides)."""
+    after = {**ENTRY_DEFAULTS, **(before or {}),
+             **{k: v for k, v in fields.items() if k not in GATE_DECIDES}}
+    after["status"] = before["status"] if before else "active"
+    after["held_reason"] = before.get("held_reason") if before else None
+    return after
+
+
+def admit(before: dict | None, fields: dict, suppression: gate.Suppression, actor: str, *,
+          reason: str | None = None, batch: str | None = None) -> Admitted:
+    """The event that writes `fields` over `before`: a write, an update or a hold."""
+    after = merged(before, fields)
+    kind = "update" if before else "write"
+    if before is not None and after == before:
+        return Admitted(None, kind, None)
+    problem = entry_problem(after)
+    if problem:
+        raise InvalidEntry(problem)
+    held = gate.text_reason(after, suppression)
+    if held:
+        after.update(status="held", held_reason=held)
+    op = "hold" if held else kind
+    return Admitted(event_draft(op, after["id"], actor, before=before, after=after, reason=reason,
+                                batch=batch), kind, held)

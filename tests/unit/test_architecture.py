@@ -1,0 +1,55 @@
+"""The architecture a newcomer can see: the import contracts in pyproject.toml hold, the core
+and the command line import without Textual, and the screens are what their specs say."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_import_contracts_hold():
+    linter = Path(sys.executable).parent / "lint-imports"
+    done = subprocess.run([str(linter)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "6 kept, 0 broken" in done.stdout
+
+
+def test_core_and_cli_do_not_import_textual():
+    code = ("import sys, inspector.store.load, inspector.store.beliefs, inspector.store.ingest, "
+            "inspector.store.audit, inspector.store.registry, inspector.cli; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_screens_come_from_their_specs_in_tab_order():
+    from inspector.tui.app import InspectorApp
+    from inspector.tui.screens import specs
+
+    assert [s.name for s in specs()] == ["beliefs", "review", "conflicts", "quarantine",
+                                         "findings", "audit", "erasure"]
+    assert [s.order for s in specs()] == [1, 2, 3, 4, 5, 6, 7]
+    assert list(InspectorApp.MODES) == [s.name for s in specs()]
+    digits = {b.key: b.action for b in InspectorApp.BINDINGS if b.id and b.id.startswith("screen.")}
+    assert digits == {str(s.order): f"switch_mode('{s.name}')" for s in specs()}
+    assert [s.name for s in specs() if s.count] == ["review", "conflicts", "quarantine", "findings"]
+
+
+def test_every_screen_action_is_a_registry_action_bound_by_id():
+    from inspector.store.registry import ACTIONS
+    from inspector.tui.screens import screen_classes, specs
+
+    classes = screen_classes()
+    for spec in specs():
+        bound = {b.id: b.key for b in classes[spec.name].BINDINGS if b.id and b.id.startswith("act.")}
+        assert bound == {f"act.{n}": ACTIONS[n].key for n in spec.actions}, spec.name
+
+
+def test_read_only_removes_exactly_the_dangerous_actions():
+    from inspector.store.registry import ACTIONS, available
+
+    assert [a.name for a in available(read_only=False)] == list(ACTIONS)
+    assert [a.name for a in available(read_only=True)] == [a.name for a in ACTIONS.values()
+                                                          if not a.dangerous]
+    assert all(a.dangerous for a in ACTIONS.values())    # every curation action writes the log
