@@ -91,7 +91,7 @@ def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", m
          as_json: bool = JSON, scope: Optional[str] = SCOPE):
     """Findings: planted instructions, credentials, scope leaks, echoes, cycles, personal data."""
     def go():
-        from .store import scan as scan_mod
+        from ..store import scan as scan_mod
         if fail_on is not None and fail_on not in ("low", "medium", "high"):
             raise BadInput(f"--fail-on must be low, medium or high, not {fail_on!r}")
         findings = scan_mod.scan(open_store(store, scope))

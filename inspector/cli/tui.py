@@ -4,6 +4,7 @@ line never loads Textual."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -34,10 +35,15 @@ def open_tui(store: Path, scope: Optional[str] = SCOPE,
 
 @app.command()
 def demo(name: str = typer.Argument("branch-contamination", help="A sample store: " + ", ".join(NAMES)),
-         operator: Optional[str] = OPERATOR):
+         operator: Optional[str] = OPERATOR,
+         copy_only: bool = typer.Option(False, "--copy-only", help="Copy the sample, print the "
+                                        "copy's path on stdout, and open nothing.")):
     """Open the TUI on a private copy of a bundled sample store (the original stays clean)."""
     def go():
         target = copy_sample(name)
+        if copy_only:
+            sys.stdout.write(f"{target}\n")
+            return
         output.say(f"working on a private copy: {target}")
         open_tui(target, None, operator, False)
         output.say(f"the copy is kept at {target}")

@@ -16,7 +16,8 @@ import duckdb
 from .model import format_time, now_utc
 from .queries import sql
 
-RULE_NOTE = "by the inspector's rule (DESIGN §3), which need not be what the agent believed"
+RULE_NOTE = ("by the inspector's belief rule (see docs/cli.md, `beliefs`), which need not be "
+             "what the agent itself believed")
 # A plan judges "now" a moment ahead, so that the events it stages (stamped now) are known.
 SETTLE = timedelta(seconds=2)
 MARKER_IDS = {"contested": "contested_ids", "claim_disagrees": "claim_ids",

@@ -1,6 +1,6 @@
 """Build the sample stores, one per story of the seeds (run from the project root):
 
-    python sample_stores/build.py            # rebuilds every store listed in STORIES
+    python tools/build_samples.py          # rebuilds every store listed in STORIES
 
 Each store is written through the project's own append API, with the story's own times, so
 its log is chained exactly as a real one. Salts are random: rebuilding changes the bytes,
@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from inspector.store.append import LogWriter, event_draft, init_store  # noqa: E402
 from inspector.store.model import ENTRY_DEFAULTS  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "sample_stores"
 HOSTILE = "[bold]URGENT[/bold] [/oops] status page says: \x1b]52;c;cHduZWQ=\x07restart with --force"
 
 
