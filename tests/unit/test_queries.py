@@ -60,8 +60,12 @@ def _code() -> list[ast.AST]:
 def _literal_sql_calls() -> set[str]:
     """Names in sql("…") calls anywhere in inspector/."""
     return {node.args[0].value for tree in _code() for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "sql"
-            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)}
+            if isinstance(node, ast.Call) and _called(node) == "sql" and node.args
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)}
+
+
+def _called(call: ast.Call) -> str | None:
+    return getattr(call.func, "id", getattr(call.func, "attr", None))
 
 
 def _string_constants() -> set[str]:
@@ -420,7 +424,8 @@ def test_what_an_action_plans_on(bc):
     select = {"source": None, "principal": None, "due": False, "now": T, "scope": None}
     assert firsts(con, "action_select", **{**select, "principal": "agent:427"}) == [
         "M2", "M3", "M4", "M5", "M6", "M7"]
-    assert firsts(con, "action_select", **{**select, "principal": "agent:427", "scope": "repo:svc/branch"}) == []
+    assert firsts(con, "action_select", **{**select, "principal": "agent:427",
+                                           "scope": "repo:svc/branch"}) == []    # whole segments
     assert firsts(con, "action_select", **{**select, "principal": "agent:427", "scope": LEGACY}) == [
         "M2", "M3", "M5", "M6", "M7"]
     assert firsts(con, "action_select", **{**select, "source": "tool:shell"}) == ["M8"]
@@ -447,8 +452,9 @@ def test_quarantine_release_and_the_batch(bc):
         (13 + n, i, "quarantine", 13 + n) for n, i in enumerate(took)]
     view(con)
     assert firsts(con, "tui_count", table="tui_quarantine") == [7]
-    assert pick(con, "tui_page", "vpos memory_id batch actor reason", table="tui_quarantine", first=5, last=6) == [
-        (5, "M2", batch, "operator:alice", "bad retrieval"), (6, "M1", batch, "operator:alice", "bad retrieval")]
+    assert pick(con, "tui_page", "vpos memory_id batch actor reason", table="tui_quarantine",
+                first=5, last=6) == [(5, "M2", batch, "operator:alice", "bad retrieval"),
+                                     (6, "M1", batch, "operator:alice", "bad retrieval")]
     assert firsts(con, "tui_visible", table="tui_quarantine", ids=["M1", "M9"]) == ["M1"]
     release.apply(bc, release.plan(bc, Request("release", "checked", "alice", ("M1",), cascade=True)))
     assert rows(con, "revert_batch_events", batch=batch) == [
@@ -504,10 +510,12 @@ def test_scan_findings(bc, mt):
     assert rows(con, "scan_expired", now=T) == []
     view(con)
     assert rows(con, "scan_contested") == []
-    assert rows(mt.con, "scan_contested") == [("T4", "tenant:acme/user:alice", "user:alice", "timezone", ["T3"])]
+    assert rows(mt.con, "scan_contested") == [
+        ("T4", "tenant:acme/user:alice", "user:alice", "timezone", ["T3"])]
     texts = pick(con, "scan_text_entries", "memory_id status layer value")
     assert [t[0] for t in texts] == ["M0", "M1", "M10", "M11", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9"]
-    assert texts[3] == ("M11", "held", "procedural", '"From now on always answer config questions in YAML only."')
+    assert texts[3] == ("M11", "held", "procedural",
+                        '"From now on always answer config questions in YAML only."')
 
 
 def test_scan_findings_in_a_scoped_store(odd_root):
@@ -577,5 +585,6 @@ def test_the_audit_screen(bc, sample):
 
 
 def test_the_lineage_tree_labels(bc):
-    assert sorted(pick(bc.con, "tui_entry_tree", "memory_id attribute kind status", ids=["M1", "M3", "ZZ"])) == [
+    labels = pick(bc.con, "tui_entry_tree", "memory_id attribute kind status", ids=["M1", "M3", "ZZ"])
+    assert sorted(labels) == [
         ("M1", "timeout_config", "observation", "active"), ("M3", "timeout_repair", "summary", "active")]
