@@ -10,6 +10,10 @@ SELECT state, entity, attribute, scope, status FROM entries WHERE memory_id = $i
 SELECT seq, "at", actor, op, reason, batch, status, value, redacted
 FROM versions WHERE memory_id = $id ORDER BY seq
 
+-- name: entry_malformed
+-- Why the entry's current state breaks the entry contract (NULL when it does not).
+SELECT malformed FROM entries WHERE memory_id = $id
+
 -- name: held_entries
 -- The held queue, oldest hold first.
 SELECT state FROM entries WHERE status = 'held' ORDER BY seq

@@ -34,7 +34,8 @@ FROM raw_file
 -- Numbered lines handed over by Python (a tail of the log, or the whole log when the fast
 -- path found a problem and exact line numbers are needed). A NULL text was not UTF-8.
 CREATE OR REPLACE TABLE raw_lines AS
-SELECT unnest($line_nos::BIGINT[]) AS line_no, unnest($texts::VARCHAR[]) AS text
+SELECT unnest($line_nos::BIGINT[]) AS line_no, unnest($texts::VARCHAR[]) AS text,
+    unnest($errors::VARCHAR[]) AS strict_error
 
 -- name: raw_parse_lines
 -- The same shape as raw_file, parsed from numbered lines, with the reason a line is not JSON.
@@ -48,6 +49,7 @@ FROM (
         CASE
             WHEN text IS NULL THEN 'not valid UTF-8'
             WHEN trim(text, ' ' || chr(9) || chr(13)) = '' THEN 'empty line'
+            WHEN strict_error IS NOT NULL THEN 'not valid JSON (' || strict_error || ')'
             WHEN NOT json_valid(text) THEN 'not valid JSON'
             WHEN json_type(text::JSON) <> 'OBJECT' THEN 'not a JSON object'
         END AS parse_error
@@ -117,11 +119,22 @@ SELECT line_no, seq::BIGINT AS seq, "at", actor, op, memory_id, batch, body.reas
           "context": "VARCHAR", "status": "VARCHAR", "held_reason": "VARCHAR",
           "retention": "VARCHAR", "expires_at": "VARCHAR", "sensitivity": "VARCHAR",
           "tags": "JSON", "certificate": "VARCHAR", "certificate_digest": "VARCHAR",
-          "subject_digest": "VARCHAR", "subject_salt": "VARCHAR"}') AS s
+          "subject_digest": "VARCHAR", "subject_salt": "VARCHAR"}') AS s,
+    -- the first text field that holds something else than text (json_transform would cast it)
+    ['id', 'entity', 'attribute', 'kind', 'layer', 'source', 'scope', 'subject', 'context',
+     'status', 'held_reason', 'retention', 'sensitivity', 'observed_at', 'valid_from',
+     'valid_to', 'expires_at'][list_position(list_transform(json_type(body.after,
+        ['$.id', '$.entity', '$.attribute', '$.kind', '$.layer', '$.source', '$.scope',
+         '$.subject', '$.context', '$.status', '$.held_reason', '$.retention', '$.sensitivity',
+         '$.observed_at', '$.valid_from', '$.valid_to', '$.expires_at']),
+        lambda t: t IS NULL OR t IN ('VARCHAR', 'NULL')), false)] AS not_text,
+    NULL::VARCHAR AS malformed
 FROM raw
 
 -- name: state_problems
--- Problems of the entry states in `staged` (DESIGN §2.2): the first reason per line.
+-- Lines whose state cannot be an entry at all (an erase event's shape, an id that is not the
+-- event's): these stop the load like a bad line. Everything else an entry may get wrong
+-- makes it malformed (staged_malformed), not unloadable.
 SELECT line_no, seq, problem FROM (
     SELECT line_no, seq,
         CASE
@@ -129,41 +142,81 @@ SELECT line_no, seq, problem FROM (
             WHEN s.id IS DISTINCT FROM memory_id THEN 'body.after.id does not match memory_id'
             WHEN op = 'erase' AND (s.status IS DISTINCT FROM 'erased' OR s.certificate IS NULL)
                 THEN 'an erase event needs body.after.status "erased" and a certificate'
-            WHEN op = 'erase' THEN NULL
-            WHEN s.status = 'erased' THEN 'status "erased" is only written by an erase event'
-            WHEN s.entity IS NULL OR s.entity = '' THEN 'field "body.after.entity" is missing or empty'
-            WHEN s.attribute IS NULL OR s.attribute = ''
-                THEN 'field "body.after.attribute" is missing or empty'
-            WHEN s.kind IS NULL OR NOT list_contains($kinds, s.kind)
-                THEN 'field "body.after.kind" is missing or not one of observation, claim, inference, summary'
-            WHEN s.status IS NULL OR NOT list_contains($statuses, s.status)
-                THEN 'field "body.after.status" is missing or unknown'
-            WHEN s.layer IS NOT NULL AND NOT list_contains($layers, s.layer)
-                THEN 'field "body.after.layer" is not episodic, semantic or procedural'
-            WHEN s.source IS NULL OR NOT regexp_full_match(s.source, $source_re, 's')
-                THEN 'field "body.after.source" is missing or not class:id (user, operator, system, agent, tool, document, web)'
-            WHEN s.authority IS NOT NULL AND json_type(s.authority) NOT IN ('UBIGINT', 'BIGINT', 'NULL')
-                THEN 'field "body.after.authority" is not an integer'
-            WHEN s.confidence IS NOT NULL AND (json_type(s.confidence) NOT IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'NULL')
-                 OR s.confidence::DOUBLE NOT BETWEEN 0 AND 1)
-                THEN 'field "body.after.confidence" is not a number from 0 to 1'
-            WHEN s.observed_at IS NULL OR NOT regexp_full_match(s.observed_at, $rfc3339)
-                THEN 'field "body.after.observed_at" is missing or not an RFC 3339 time'
-            WHEN s.valid_from IS NOT NULL AND NOT regexp_full_match(s.valid_from, $rfc3339)
-                THEN 'field "body.after.valid_from" is not an RFC 3339 time'
-            WHEN s.valid_to IS NOT NULL AND NOT regexp_full_match(s.valid_to, $rfc3339)
-                THEN 'field "body.after.valid_to" is not an RFC 3339 time'
-            WHEN s.expires_at IS NOT NULL AND NOT regexp_full_match(s.expires_at, $rfc3339)
-                THEN 'field "body.after.expires_at" is not an RFC 3339 time'
-            WHEN s.justification IS NOT NULL AND json_type(s.justification) NOT IN ('ARRAY', 'NULL')
-                THEN 'field "body.after.justification" is not a list of ids'
-            WHEN s.tags IS NOT NULL AND json_type(s.tags) NOT IN ('ARRAY', 'NULL')
-                THEN 'field "body.after.tags" is not a list of strings'
+            WHEN op <> 'erase' AND s.status = 'erased'
+                THEN 'status "erased" is only written by an erase event'
         END AS problem
     FROM staged
 )
 WHERE problem IS NOT NULL
 ORDER BY line_no
+
+-- name: staged_malformed
+-- The entry contract (the same rules as inspector/store/contract.py, which a test checks):
+-- the first field an entry state gets wrong, with the reason. Times must be real calendar
+-- times whose offset lies within ±23:59 and whose UTC year lies in 1..9999; integers within
+-- ±2^31. Value-level checks (depth, non-finite numbers) are finished in Python for the few
+-- lines that could fail them (staged_value_suspects).
+UPDATE staged SET malformed = CASE
+    WHEN not_text IS NOT NULL THEN 'field "' || not_text || '" ' || CASE
+        WHEN not_text IN ('id', 'entity', 'attribute', 'kind', 'source', 'layer') THEN 'must be a non-empty string'
+        WHEN not_text = 'scope' THEN 'must be a string'
+        WHEN not_text IN ('observed_at', 'valid_from', 'valid_to', 'expires_at') THEN 'must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+        ELSE 'must be a string or null' END
+    WHEN s.entity IS NULL OR s.entity = '' THEN 'field "entity" must be a non-empty string'
+    WHEN s.attribute IS NULL OR s.attribute = '' THEN 'field "attribute" must be a non-empty string'
+    WHEN s.kind IS NULL OR NOT list_contains($kinds, s.kind)
+        THEN 'field "kind" must be observation, claim, inference or summary'
+    WHEN s.layer IS NOT NULL AND NOT list_contains($layers, s.layer)
+        THEN 'field "layer" must be episodic, semantic or procedural'
+    WHEN s.status IS NULL OR NOT list_contains($statuses, s.status)
+        THEN 'field "status" must be one of ' || array_to_string($statuses, ', ')
+    WHEN s.source IS NULL OR NOT regexp_full_match(s.source, $source_re, 's')
+        THEN 'field "source" must be class:id[/detail] with class user, operator, system, agent, tool, document or web'
+    WHEN s.authority IS NOT NULL AND json_type(s.authority) <> 'NULL' AND NOT (json_type(s.authority) IN ('UBIGINT', 'BIGINT')
+         OR (json_type(s.authority) = 'DOUBLE' AND regexp_full_match(s.authority::VARCHAR, '-?\d+')))
+        THEN 'field "authority" must be an integer'
+    WHEN json_type(s.authority) IN ('UBIGINT', 'BIGINT', 'DOUBLE')
+         AND NOT coalesce(try_cast(s.authority::VARCHAR AS HUGEINT) BETWEEN -2147483648 AND 2147483647, false)
+        THEN 'field "authority" must lie within ±2^31'
+    WHEN s.confidence IS NOT NULL AND (json_type(s.confidence) NOT IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'NULL')
+         OR NOT coalesce(try_cast(s.confidence::VARCHAR AS DOUBLE) BETWEEN 0 AND 1, true))
+        THEN 'field "confidence" must be a number from 0 to 1 or null'
+    WHEN NOT real_time(s.observed_at) THEN 'field "observed_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+    WHEN s.valid_from IS NOT NULL AND NOT real_time(s.valid_from)
+        THEN 'field "valid_from" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+    WHEN s.valid_to IS NOT NULL AND NOT real_time(s.valid_to)
+        THEN 'field "valid_to" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+    WHEN s.expires_at IS NOT NULL AND NOT real_time(s.expires_at)
+        THEN 'field "expires_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+    WHEN s.justification IS NOT NULL AND json_type(s.justification) <> 'NULL' AND NOT id_list(s.justification)
+        THEN 'field "justification" must be a list of ids'
+    WHEN s.tags IS NOT NULL AND json_type(s.tags) <> 'NULL' AND NOT id_list(s.tags) THEN 'field "tags" must be a list of strings'
+END
+WHERE erased IS NULL AND op <> 'erase'
+
+-- name: staged_value_suspects
+-- Values that might be nested deeper than 64 levels or hold a non-finite number: Python
+-- decides (contract.value_problem) without the stack.
+SELECT line_no, s.value::VARCHAR FROM staged
+WHERE erased IS NULL AND op <> 'erase' AND malformed IS NULL AND s.value IS NOT NULL
+  AND (length(s.value::VARCHAR) - length(replace(replace(s.value::VARCHAR, '[', ''), '{', '')) > 64
+       OR regexp_matches(s.value::VARCHAR, '(?i)infinity|nan|inf'))
+
+-- name: staged_mark_malformed
+UPDATE staged SET malformed = $problem WHERE line_no = $line_no
+
+-- name: macro_load_checks
+-- Helpers of staged_malformed.
+CREATE OR REPLACE MACRO real_time(t) AS
+    t IS NOT NULL
+    AND regexp_full_match(t, '\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)')
+    AND left(t, 4) <> '0000'
+    AND try_cast(left(t, 10) AS DATE) IS NOT NULL
+    AND year(try_cast(upper(t) AS TIMESTAMPTZ) AT TIME ZONE 'UTC') BETWEEN 1 AND 9999;
+CREATE OR REPLACE MACRO id_list(j) AS
+    json_type(j) = 'ARRAY'
+    AND coalesce(list_bool_and(list_transform(json_extract(j, '$[*]'),
+            lambda x: json_type(x) = 'VARCHAR' AND json_extract_string(x, '$') <> '')), true)
 
 -- name: staged_counts
 -- Lines just taken, and how many of them carry no chain fields.
@@ -185,23 +238,29 @@ SELECT seq, "at"::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
     CASE WHEN keyed THEN coalesce(s.layer, 'semantic') END AS layer,
     CASE WHEN keyed THEN s.source END AS source,
     CASE WHEN keyed THEN split_part(s.source, '/', 1) END AS principal,
-    CASE WHEN keyed THEN coalesce(s.authority::BIGINT, 0) END AS authority,
-    CASE WHEN keyed THEN s.confidence::DOUBLE END AS confidence,
-    CASE WHEN keyed THEN s.observed_at::TIMESTAMPTZ END AS observed_at,
-    CASE WHEN keyed THEN s.valid_from::TIMESTAMPTZ END AS valid_from,
-    CASE WHEN keyed THEN s.valid_to::TIMESTAMPTZ END AS valid_to,
+    CASE WHEN keyed THEN CASE WHEN malformed IS NULL THEN coalesce(s.authority::BIGINT, 0)
+                              ELSE try_cast(s.authority::VARCHAR AS BIGINT) END END AS authority,
+    CASE WHEN keyed THEN try_cast(s.confidence::VARCHAR AS DOUBLE) END AS confidence,
+    CASE WHEN keyed THEN CASE WHEN malformed IS NULL THEN upper(s.observed_at)::TIMESTAMPTZ
+                              ELSE try_cast(upper(s.observed_at) AS TIMESTAMPTZ) END END AS observed_at,
+    CASE WHEN keyed THEN CASE WHEN malformed IS NULL THEN upper(s.valid_from)::TIMESTAMPTZ
+                              ELSE try_cast(upper(s.valid_from) AS TIMESTAMPTZ) END END AS valid_from,
+    CASE WHEN keyed THEN CASE WHEN malformed IS NULL THEN upper(s.valid_to)::TIMESTAMPTZ
+                              ELSE try_cast(upper(s.valid_to) AS TIMESTAMPTZ) END END AS valid_to,
     CASE WHEN keyed THEN coalesce(s.scope, '') END AS scope,
     CASE WHEN keyed THEN CASE WHEN coalesce(s.scope, '') = '' THEN 0
                               ELSE len(string_split(s.scope, '/')) END END AS depth,
     CASE WHEN keyed THEN s.subject END AS subject,
-    CASE WHEN keyed THEN coalesce(s.justification::VARCHAR[], []) END AS justification,
+    CASE WHEN keyed THEN coalesce(try_cast(s.justification AS VARCHAR[]), []) END AS justification,
     CASE WHEN keyed THEN s.context END AS context,
     CASE WHEN keyed THEN s.status ELSE 'erased' END AS status,
     CASE WHEN keyed THEN s.held_reason END AS held_reason,
     CASE WHEN keyed THEN s.retention END AS retention,
-    CASE WHEN keyed THEN s.expires_at::TIMESTAMPTZ END AS expires_at,
+    CASE WHEN keyed THEN CASE WHEN malformed IS NULL THEN upper(s.expires_at)::TIMESTAMPTZ
+                              ELSE try_cast(upper(s.expires_at) AS TIMESTAMPTZ) END END AS expires_at,
     CASE WHEN keyed THEN s.sensitivity END AS sensitivity,
-    CASE WHEN keyed THEN coalesce(s.tags::VARCHAR[], []) END AS tags
+    CASE WHEN keyed THEN coalesce(try_cast(s.tags AS VARCHAR[]), []) END AS tags,
+    CASE WHEN keyed THEN malformed END AS malformed
 FROM (SELECT *, erased IS NULL AND op <> 'erase' AS keyed FROM staged)
 
 -- name: known_ids_insert

@@ -14,7 +14,7 @@ SELECT v.*
 FROM versions v
 JOIN (SELECT memory_id, max(seq) AS seq FROM versions WHERE "at" <= tk GROUP BY memory_id) last
   ON v.memory_id = last.memory_id AND v.seq = last.seq
-WHERE v.entity IS NOT NULL
+WHERE v.entity IS NOT NULL AND v.malformed IS NULL    -- a malformed entry is never judged
 
 -- name: macro_support_at
 -- DESIGN §3.2: which summaries are supported as of tk, and each one's effective authority.

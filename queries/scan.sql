@@ -58,3 +58,7 @@ WHERE list_contains(markers, 'contested') ORDER BY entity, attribute, scope
 SELECT memory_id, status, source, scope, layer, subject, sensitivity, value::VARCHAR AS value
 FROM entries WHERE entity IS NOT NULL AND status IN ('active', 'held', 'quarantined', 'rejected', 'retracted', 'expired')
 ORDER BY memory_id
+
+-- name: scan_malformed
+-- entry.malformed: entries whose current state breaks the entry contract (kept, never judged).
+SELECT memory_id, status, malformed FROM entries WHERE malformed IS NOT NULL ORDER BY memory_id

@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS versions (
     principal VARCHAR, authority BIGINT, confidence DOUBLE, observed_at TIMESTAMPTZ,
     valid_from TIMESTAMPTZ, valid_to TIMESTAMPTZ, scope VARCHAR, depth INTEGER, subject VARCHAR,
     justification VARCHAR[], context VARCHAR, status VARCHAR, held_reason VARCHAR,
-    retention VARCHAR, expires_at TIMESTAMPTZ, sensitivity VARCHAR, tags VARCHAR[]
+    retention VARCHAR, expires_at TIMESTAMPTZ, sensitivity VARCHAR, tags VARCHAR[],
+    malformed VARCHAR    -- why the state breaks the entry contract (never a belief), or NULL
 )
 
 -- name: entries_create

@@ -3,6 +3,9 @@
 Every untrusted string goes through `inspector.present.text` (the one sanitizer); the console
 never parses markup, emoji codes or highlights, and JSON output escapes the code points a
 terminal would act on (DEL, C1, bidi controls) as well as the C0 controls JSON escapes.
+Human output never cuts an id, at any terminal width: id columns keep their whole width and
+the other columns shrink; `--wide` shows whole values too. Values of secret entries are
+masked (`inspector.present.mask`) unless `--reveal-secrets`; `--json` carries them whole.
 """
 
 from __future__ import annotations
@@ -10,13 +13,16 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..store import jsonsafe
 from ..present.glyphs import MARK_LEGEND, SEVERITY_STYLE, badges
+from ..present.mask import shown_value
 from ..present.text import DANGEROUS, render, safe, safe_value as value_text
 
 # JSON escapes C0 itself; every other code point the sanitizer escapes is escaped here too.
@@ -33,7 +39,10 @@ def _json_escape(match: re.Match) -> str:
 
 def dumps(document: Any) -> str:
     """JSON text safe to print: these code points can only occur inside strings."""
-    text = json.dumps(document, ensure_ascii=False, indent=2, default=str)
+    try:
+        text = json.dumps(document, ensure_ascii=False, indent=2, default=str)
+    except RecursionError:            # a hostile value nested thousands deep: compact, iterative
+        text = jsonsafe.iterative_dumps(document, default=str)
     return _TERMINAL_UNSAFE.sub(_json_escape, text)
 
 
@@ -61,33 +70,94 @@ def cell(value: Any, max_chars: int | None = None) -> Text:
     return safe(value, one_line=True, max_chars=max_chars)
 
 
-# Widest a column may grow; VALUE (and any column not named) takes what is left.
-COLUMN_WIDTHS = {"SEVERITY": 8, "RULE": 26, "ID": 10, "ENTITY": 16, "ATTRIBUTE": 18, "SCOPE": 24, "MARK": 4, "SOURCE": 24,
-                 "HELD BECAUSE": 20, "MARKER": 19, "SEQ": 8, "AT": 24, "OP": 10, "ACTOR": 18,
-                 "RIVAL": 10, "REASON": 22}
+# -- what a person sees: whole ids, values cut to the terminal unless --wide, secrets masked --
+
+# Columns that hold ids: always shown whole; the other columns shrink to make room.
+ID_COLUMNS = frozenset({"ID", "BATCH", "RIVAL", "BELIEF, CAUSES", "CERTIFICATE"})
+# Columns of long free text: they give way first.
+ELASTIC_COLUMNS = frozenset({"VALUE", "MESSAGE", "REASON"})
+GAP = 2
 
 
-def table(columns: Iterable[str], rows: Iterable[Iterable[Text | str]], title: str | None = None,
-          width: int | None = None) -> Table:
-    """One line a row; cells are cut with "…" to fit `width` (the console's by default).
+@dataclass(frozen=True)
+class Display:
+    """How human output is drawn. `wide`: whole values, no column cut (lines may be longer
+    than the terminal). `reveal`: secrets unmasked. `fields`: per id, what besides the value
+    decides masking (held_reason, sensitivity), from the store."""
 
-    Columns in COLUMN_WIDTHS keep at most that width; the others share what is left.
-    """
+    wide: bool = False
+    reveal: bool = False
+    fields: Mapping[str, dict] = field(default_factory=dict)
+
+    def value(self, memory_id: str | None, value: Any) -> Any:
+        """The value as a person may see it (masked when the entry's value is a secret)."""
+        return shown_value({**self.fields.get(memory_id or "", {}), "value": value}, self.reveal)
+
+    def value_text(self, memory_id: str | None, value: Any, room: int | None = None) -> Text:
+        """The shown value as one line; cut to `room` characters unless wide."""
+        return value_text(self.value(memory_id, value), None if self.wide else room)
+
+
+PLAIN = Display()
+
+
+def fit(names: list[str], natural: list[int], width: int) -> list[int]:
+    """Column widths for a table `width` cells wide. Id columns keep their whole width. The
+    long-text columns (VALUE, MESSAGE, REASON) give way first, widest first, down to 16; then
+    every other column, widest first, down to its header (or 6). When the ids alone do not
+    fit, the table is wider than `width` rather than cut an id."""
+    room = width - GAP * (len(names) - 1)
+    widths = list(natural)
+    elastic = [i for i, n in enumerate(names) if n in ELASTIC_COLUMNS]
+    flexible = [i for i, n in enumerate(names) if n not in ID_COLUMNS]
+    for group, floor in ((elastic, 16), (flexible, 6)):
+        if sum(widths) <= room:
+            break
+        widths = _shrink(widths, group, {i: min(widths[i], max(len(names[i]), floor)) for i in group},
+                         room)
+    return widths
+
+
+def _shrink(widths: list[int], group: list[int], floor: dict[int, int], room: int) -> list[int]:
+    """Cut the columns in `group` to one level (none below its floor), the widest level at
+    which the table fits `room`, or to their floors when none does."""
+    others = sum(w for i, w in enumerate(widths) if i not in floor)
+
+    def at(level: int, i: int) -> int:
+        return max(floor[i], min(widths[i], level))
+
+    low, high = 0, max(widths)
+    while low < high:
+        mid = (low + high + 1) // 2
+        fits = others + sum(at(mid, i) for i in group) <= room
+        low, high = (mid, high) if fits else (low, mid - 1)
+    return [at(low, i) if i in floor else w for i, w in enumerate(widths)]
+
+
+def print_table(out: Console, columns: Iterable[str], rows: Iterable[Iterable[Text | str]],
+                title: str | None = None, display: Display = PLAIN) -> None:
+    """One line a row. Ids whole; other cells cut with "…" to fit the terminal (not with
+    --wide). Rows wider than the terminal are printed whole, never cropped."""
     names = list(columns)
     cells = [[c if isinstance(c, Text) else Text(str(c)) for c in row] for row in rows]
     natural = [max([len(n)] + [r[i].cell_len for r in cells]) for i, n in enumerate(names)]
-    fixed = {i: min(natural[i], COLUMN_WIDTHS[n]) for i, n in enumerate(names) if n in COLUMN_WIDTHS}
-    free = [i for i in range(len(names)) if i not in fixed]
-    room = (width or console().width) - sum(fixed.values()) - 2 * (len(names) - 1)
-    share = max(12, room // max(1, len(free)))
-    out = Table(title=title, title_justify="left", show_edge=False, pad_edge=False,
-                header_style="bold", box=None, expand=False)
-    for i, name in enumerate(names):
-        limit = fixed.get(i, min(natural[i], share))
-        out.add_column(name, overflow="ellipsis", no_wrap=True, width=limit)
+    widths = natural if display.wide else fit(names, natural, out.width)
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False,
+                  header_style="bold", box=None, expand=False, padding=(0, GAP // 2))
+    for name, width in zip(names, widths):
+        table.add_column(name, overflow="ellipsis", no_wrap=True, width=width)
     for row in cells:
-        out.add_row(*row)
-    return out
+        table.add_row(*row)
+    need = sum(widths) + GAP * (len(names) - 1)
+    out.print(table, width=max(out.width, need), crop=False)
+
+
+def line(out: Console, *parts: Text | str, style: str | None = None) -> None:
+    """One line of text, never wrapped or cut by us (the terminal may fold it)."""
+    text = Text("", style=style or "")
+    for part in parts:
+        text.append_text(part if isinstance(part, Text) else Text(part))
+    out.print(text, soft_wrap=True, crop=False)
 
 
 # -- one printer per command -------------------------------------------------------------
@@ -104,102 +174,105 @@ def marks(row: dict) -> list[str]:
     return names
 
 
-def print_beliefs(doc: dict) -> None:
+def print_beliefs(doc: dict, display: Display = PLAIN) -> None:
     out = console()
-    rows = [[cell(r["memory_id"], 12), cell(r["entity"], 20), cell(r["attribute"], 20),
-             value_text(r["value"], 40), cell(r["scope"] or '""', 32),
+    rows = [[cell(r["memory_id"]), cell(r["entity"]), cell(r["attribute"]),
+             display.value_text(r["memory_id"], r["value"], out.width), cell(r["scope"] or '""'),
              Text(badges(marks(r)), style="bold yellow")]
             for r in doc["beliefs"]]
-    out.print(table(["ID", "ENTITY", "ATTRIBUTE", "VALUE", "SCOPE", "MARK"], rows))
+    print_table(out, ["ID", "ENTITY", "ATTRIBUTE", "VALUE", "SCOPE", "MARK"], rows, display=display)
     if any(r[-1].plain for r in rows):
-        out.print(Text(MARK_LEGEND, style="dim"))
+        line(out, Text(MARK_LEGEND, style="dim"))
     where = f"context {doc['context']!r}" if doc["context"] is not None else "every scope"
-    out.print(Text(f"{plural(len(rows), 'belief')}, {where}, as of {doc['as_of']}"
+    line(out, Text(f"{plural(len(rows), 'belief')}, {where}, as of {doc['as_of']}"
                    + (f", valid at {doc['valid_at']}" if doc["valid_at"] != doc["as_of"] else "")
                    + f" — {doc['rule']}", style="dim"))
 
 
-def print_show(doc: dict) -> None:
+def print_show(doc: dict, display: Display = PLAIN) -> None:
     out, entry = console(), doc["entry"]
-    title = Text("")
-    title.append_text(cell(entry.get("entity")))
-    title.append(" · ")
-    title.append_text(cell(entry.get("attribute")))
-    title.append(" = ")
-    title.append_text(value_text(entry.get("value"), 200))
-    out.print(title)
+    entry_display = Display(display.wide, display.reveal, {**display.fields, entry.get("id") or "": entry})
+    line(out, cell(entry.get("entity")), " · ", cell(entry.get("attribute")), " = ",
+         entry_display.value_text(entry.get("id"), entry.get("value"), out.width))
     for name in ("id", "kind", "layer", "status", "held_reason", "source", "authority", "confidence",
                  "scope", "subject", "observed_at", "valid_from", "valid_to", "justification",
                  "context", "sensitivity", "retention", "expires_at", "tags"):
         if entry.get(name) not in (None, [], ""):
-            line = Text(f"  {name:<15}", style="dim")
-            line.append_text(value_text(entry[name], 200))
-            out.print(line)
+            line(out, Text(f"  {name:<15}", style="dim"), value_text(entry[name]))
     if doc.get("why"):
-        out.print(Text(f"why: {doc['why']}" if doc["reason"] == "belief" else
+        line(out, Text(f"why: {doc['why']}" if doc["reason"] == "belief" else
                        f"not the belief: {doc['reason']}", style="bold"))
     if doc["rivals"]:
-        out.print(table(["RIVAL", "VALUE", "REASON"],
-                        [[cell(r["memory_id"]), value_text(r["value"], 40), cell(r["reason"])]
-                         for r in doc["rivals"]], title="rivals (in its own scope, now)"))
-    out.print(table(["SEQ", "AT", "OP", "ACTOR", "REASON"],
-                    [[str(e["seq"]), e["at"], e["op"], cell(e["actor"]), cell(e["reason"], 40)]
-                     for e in doc["events"]], title="history"))
+        print_table(out, ["RIVAL", "VALUE", "REASON"],
+                    [[cell(r["memory_id"]), display.value_text(r["memory_id"], r["value"], out.width),
+                      cell(r["reason"])] for r in doc["rivals"]],
+                    title="rivals (in its own scope, now)", display=display)
+    print_table(out, ["SEQ", "AT", "OP", "ACTOR", "BATCH", "REASON"],
+                [[str(e["seq"]), e["at"], e["op"], cell(e["actor"]), cell(e.get("batch") or ""),
+                  cell(e["reason"])] for e in doc["events"]], title="history", display=display)
     _print_ids(out, "rests on", doc["ancestors"])
     _print_ids(out, "rests on it", doc["descendants"])
     _print_ids(out, "independent sources", doc["independent_sources"])
 
 
 def _print_ids(out: Console, label: str, ids: list[str]) -> None:
-    line = Text(f"{label}: ", style="dim")
-    line.append_text(cell(", ".join(ids) if ids else "(none)", 400))
-    out.print(line)
+    line(out, Text(f"{label}: ", style="dim"), cell(", ".join(ids) if ids else "(none)"))
 
 
-def print_held(doc: dict) -> None:
-    rows = [[cell(e["id"], 12), cell(e.get("held_reason")), cell(e.get("entity"), 20),
-             cell(e.get("attribute"), 20), value_text(e.get("value"), 40), cell(e.get("source"), 28)]
-            for e in doc["held"]]
+def print_held(doc: dict, display: Display = PLAIN) -> None:
     out = console()
-    out.print(table(["ID", "HELD BECAUSE", "ENTITY", "ATTRIBUTE", "VALUE", "SOURCE"], rows))
-    out.print(Text(f"{len(rows)} held", style="dim"))
+    rows = [[cell(e["id"]), cell(e.get("held_reason")), cell(e.get("entity")),
+             cell(e.get("attribute")),
+             Display(display.wide, display.reveal, {e["id"]: e}).value_text(e["id"], e.get("value"), out.width),
+             cell(e.get("source"))]
+            for e in doc["held"]]
+    print_table(out, ["ID", "HELD BECAUSE", "ENTITY", "ATTRIBUTE", "VALUE", "SOURCE"], rows,
+                display=display)
+    line(out, Text(f"{len(rows)} held", style="dim"))
 
 
-def print_conflicts(doc: dict) -> None:
-    rows = [[Text(c["marker"], style="yellow"), cell(", ".join(c["memory_ids"]), 40),
-             cell(c["entity"], 20), cell(c["attribute"], 20), cell(c["scope"] or '""', 32)]
+def print_conflicts(doc: dict, display: Display = PLAIN) -> None:
+    rows = [[Text(c["marker"], style="yellow"), cell(", ".join(c["memory_ids"])),
+             cell(c["entity"]), cell(c["attribute"]), cell(c["scope"] or '""')]
             for c in doc["conflicts"]]
     out = console()
-    out.print(table(["MARKER", "BELIEF, CAUSES", "ENTITY", "ATTRIBUTE", "SCOPE"], rows))
-    out.print(Text(plural(len(rows), "conflict"), style="dim"))
+    print_table(out, ["MARKER", "BELIEF, CAUSES", "ENTITY", "ATTRIBUTE", "SCOPE"], rows,
+                display=display)
+    line(out, Text(plural(len(rows), "conflict"), style="dim"))
 
 
-def print_lineage(doc: dict) -> None:
+def print_lineage(doc: dict, display: Display = PLAIN) -> None:
     out = console()
-    line = Text("lineage of ")
-    line.append_text(cell(doc["memory_id"]))
-    out.print(line)
+    line(out, "lineage of ", cell(doc["memory_id"]))
     for label, key in (("rests on", "ancestors"), ("rests on it", "descendants"),
                        ("independent sources", "independent_sources"), ("dangling", "dangling")):
         _print_ids(out, label, doc[key])
     for cycle in doc["cycles"]:
         _print_ids(out, "cycle", cycle)
     if doc.get("hidden"):
-        out.print(Text(f"{doc['hidden']} cited entries lie outside the --scope filter", style="dim"))
+        line(out, Text(f"{doc['hidden']} cited entries lie outside the --scope filter", style="dim"))
     if len(doc["independent_sources"]) == 1 and len(doc["ancestors"]) > 1:
-        out.print(Text("⚠ everything it rests on traces to one independent source", style="yellow"))
+        line(out, Text("⚠ everything it rests on traces to one independent source", style="yellow"))
 
 
-def print_audit(doc: dict) -> None:
+def print_audit(doc: dict, display: Display = PLAIN) -> None:
     out = console()
     status = {True: Text("chain ✓ verified", style="green"), False: Text("chain ✗ BROKEN", style="bold red"),
               None: Text("chain not verified (run with --verify)", style="dim")}[doc["ok"]]
-    out.print(status)
+    line(out, status)
     for name in ("events", "head", "redacted", "unchained", "first_bad_seq", "problem", "torn_bytes"):
         if doc.get(name) not in (None, 0) or name in ("events", "head"):
-            line = Text(f"  {name:<14}", style="dim")
-            line.append_text(cell(doc.get(name)))
-            out.print(line)
+            line(out, Text(f"  {name:<14}", style="dim"), cell(doc.get(name)))
+
+
+def print_audit_log(doc: dict, display: Display = PLAIN) -> None:
+    out = console()
+    rows = [[str(e["seq"]), e["at"], e["op"], cell(e["memory_id"]), cell(e["actor"]),
+             cell(e["batch"] or ""), cell(e["reason"] or "")] for e in doc["events"]]
+    print_table(out, ["SEQ", "AT", "OP", "ID", "ACTOR", "BATCH", "REASON"], rows, display=display)
+    window = [f"since {doc['since']}" if doc["since"] else "", f"until {doc['until']}" if doc["until"] else "",
+              f"about {doc['memory_id']}" if doc["memory_id"] else ""]
+    line(out, Text(" ".join([plural(len(rows), "event")] + [w for w in window if w]), style="dim"))
 
 
 def print_ingest(result) -> None:
@@ -212,62 +285,96 @@ def print_ingest(result) -> None:
         say(f"  line {number}: {error}")
 
 
-def _belief_side(side: dict | None) -> Text:
-    if side is None:
-        return Text("(no belief)", style="dim")
-    text = cell(side["memory_id"])
-    text.append(" ")
-    text.append_text(value_text(side["value"], 40))
-    return text
+def _print_change(out: Console, change: dict, display: Display) -> None:
+    """One belief change as a block: key and scope, the belief before and after (id first,
+    then the value cut to the line), and, for a diff, the markers."""
+    line(out, cell(change["entity"]), " · ", cell(change["attribute"]),
+         Text(" in ", style="dim"), cell(change["scope"] or '""'), style="bold")
+    for label in ("before", "after"):
+        side = change[label]
+        if side is None:
+            line(out, Text(f"  {label:<7}", style="dim"), Text("(no belief)", style="dim"))
+            continue
+        head = cell(side["memory_id"])
+        room = max(8, out.width - 11 - head.cell_len)
+        line(out, Text(f"  {label:<7}", style="dim"), head, "  ",
+             display.value_text(side["memory_id"], side["value"], room))
+    if "markers_before" in change and change["markers_before"] != change["markers_after"]:
+        line(out, Text("  markers ", style="dim"), cell(", ".join(change["markers_before"]) or "(none)"),
+             " → ", cell(", ".join(change["markers_after"]) or "(none)"))
 
 
-def print_plan(doc: dict) -> None:
+def print_plan(doc: dict, display: Display = PLAIN) -> None:
     out = console()
     verb = "would" if doc["dry_run"] else "did"
     head = Text(f"{doc['op']}: {plural(len(doc['affected']), 'entry', 'entries')} "
                 f"{'to change' if doc['dry_run'] else 'changed'}")
     if doc.get("batch"):
         head.append(f" in batch {doc['batch']} (seq {doc['seqs'][0]}–{doc['seqs'][-1]})")
-    out.print(head)
-    out.print(table(["ID", "FROM", "TO"], [[cell(e["memory_id"]), e["from"], e["to"]]
-                                          for e in doc["events"]]))
+    line(out, head)
+    print_table(out, ["ID", "FROM", "TO"], [[cell(e["memory_id"]), e["from"], e["to"]]
+                                            for e in doc["events"]], display=display)
     if doc["skipped"]:
-        out.print(Text(f"skipped (status does not allow {doc['op']}):", style="dim"))
-        out.print(table(["ID", "STATUS"], [[cell(i), s] for i, s in doc["skipped_status"].items()]))
+        line(out, Text(f"skipped (status does not allow {doc['op']}):", style="dim"))
+        print_table(out, ["ID", "STATUS"], [[cell(i), s] for i, s in doc["skipped_status"].items()],
+                    display=display)
     if doc["belief_changes"]:
-        out.print(Text(f"beliefs that {verb} change:", style="bold"))
-        out.print(table(["SCOPE", "ENTITY", "ATTRIBUTE", "BEFORE", "AFTER"],
-                        [[cell(c["scope"] or '""'), cell(c["entity"]), cell(c["attribute"]),
-                          _belief_side(c["before"]), _belief_side(c["after"])]
-                         for c in doc["belief_changes"]]))
+        line(out, Text(f"beliefs that {verb} change:", style="bold"))
+        for change in doc["belief_changes"]:
+            _print_change(out, change, display)
     else:
-        out.print(Text("no belief changes", style="dim"))
+        line(out, Text("no belief changes", style="dim"))
     if doc["dry_run"]:
-        out.print(Text("dry run: nothing written", style="dim"))
+        line(out, Text("dry run: nothing written", style="dim"))
 
 
-def print_certificate(doc: dict) -> None:
+def print_diff(doc: dict, display: Display = PLAIN) -> None:
+    out = console()
+    where = f"context {doc['context']!r}" if doc["context"] is not None else "every scope"
+    line(out, Text(f"{plural(len(doc['changes']), 'belief change')} from {doc['from']} to "
+                   f"{doc['to']}, {where}", style="bold"))
+    for change in doc["changes"]:
+        line(out, "")
+        _print_change(out, change, display)
+        if change["causes"]:
+            print_table(out, ["SEQ", "AT", "OP", "ID", "ACTOR", "BATCH", "REASON"],
+                        [[str(c["seq"]), c["at"], c["op"], cell(c["memory_id"]), cell(c["actor"]),
+                          cell(c["batch"] or ""), cell(c["reason"] or "")] for c in change["causes"]],
+                        display=display)
+        else:
+            line(out, Text("  no event in the window: valid or known time passed a boundary",
+                           style="dim"))
+    line(out, Text(f"— {doc['rule']}", style="dim"))
+
+
+def print_certificate(doc: dict, display: Display = PLAIN) -> None:
     out, cert = console(), doc["certificate"]
     if doc["dry_run"]:
-        out.print(Text("erasure plan (dry run: nothing written)", style="bold"))
+        line(out, Text("erasure plan (dry run: nothing written)", style="bold"))
     else:
-        out.print(Text(f"erased; certificate {cert['id']} written to certificates/{cert['id']}.json",
+        line(out, Text(f"erased; certificate {cert['id']} written to certificates/{cert['id']}.json",
                        style="bold"))
     counts = ", ".join(f"{k} {v}" for k, v in cert["counts"].items())
-    out.print(Text(f"  counts         {counts}"))
+    line(out, f"  counts         {counts}")
     for label, key in (("erased", "erased_ids"), ("retained", "retained_ids")):
         _print_ids(out, f"  {label:<14}", cert[key])
-    out.print(Text(f"  redacted seqs  {len(cert['redacted_seqs'])}"))
-    out.print(Text(f"  head before    {cert['head_before']}"))
+    line(out, f"  redacted seqs  {len(cert['redacted_seqs'])}")
+    line(out, f"  head before    {cert['head_before']}")
     if cert["head_after"]:
-        out.print(Text(f"  head after     {cert['head_after']}"))
+        line(out, f"  head after     {cert['head_after']}")
 
 
-
-
-def print_findings(doc: dict) -> None:
+def print_findings(doc: dict, display: Display = PLAIN) -> None:
     out = console()
     rows = [[Text(f["severity"], style=SEVERITY_STYLE[f["severity"]]), Text(f["rule"]),
-             cell(f["memory_id"], 12), cell(f["message"], 200)] for f in doc["findings"]]
-    out.print(table(["SEVERITY", "RULE", "ID", "MESSAGE"], rows))
-    out.print(Text(plural(len(rows), "finding"), style="dim"))
+             cell(f["memory_id"]), cell(f["message"])] for f in doc["findings"]]
+    print_table(out, ["SEVERITY", "RULE", "ID", "MESSAGE"], rows, display=display)
+    line(out, Text(plural(len(rows), "finding"), style="dim"))
+
+
+def print_report(doc: dict, in_reach: bool, display: Display = PLAIN) -> None:
+    out = console()
+    line(out, "report written: ", cell(doc["path"]))
+    if not in_reach:
+        say(f"note: {doc['path']} is outside the store's reports/ directory: erasure will not "
+            "find or delete it; keep it as carefully as the store")

@@ -47,6 +47,8 @@ from typing import Any, Final, NamedTuple
 
 from rich.text import Span, Text
 
+from ..store import jsonsafe
+
 ESCAPE_STYLE: Final = "reverse"
 """How escapes, doubled backslashes and truncation marks are drawn: reverse
 video shows on every theme and on monochrome terminals."""
@@ -166,7 +168,7 @@ def as_str(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, (dict, list, tuple)):
-        return json.dumps(value, ensure_ascii=False, default=str)
+        return _json_text(value)
     return str(value)
 
 
@@ -220,7 +222,7 @@ def safe_json(value: Any, *, one_line: bool = False, max_chars: int | None = Non
     """
     if max_chars is not None and max_chars < len(ELLIPSIS):
         raise ValueError(f"max_chars must be at least {len(ELLIPSIS)}, not {max_chars}")
-    s = json.dumps(value, ensure_ascii=False, default=str)
+    s = _json_text(value)
     pieces = _pieces(s, _JSON_TOKEN, _json_piece)
     if max_chars is not None:
         pieces = _truncate(pieces, max_chars)
@@ -232,3 +234,12 @@ def safe_value(value: Any, max_chars: int | None = None) -> Text:
     if isinstance(value, str):
         return safe(value, one_line=True, max_chars=max_chars)
     return safe_json(value, max_chars=max_chars)
+
+
+def _json_text(value: Any) -> str:
+    """json.dumps(value, ensure_ascii=False); compact and iterative for a value nested too
+    deep for the standard encoder (a hostile value must not crash the screen)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except RecursionError:
+        return jsonsafe.iterative_dumps(value, default=str)

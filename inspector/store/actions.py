@@ -8,12 +8,12 @@ in one batch.
 
 from __future__ import annotations
 
-import json
 import secrets
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from . import jsonsafe
 from . import beliefs
 from .append import LogWriter, event_draft
 from .chain import canonical
@@ -97,7 +97,7 @@ def check_request(action: "Action", request: Request) -> None:
 def _rows(store: Store, ids: list[str]) -> dict[str, dict]:
     rows = store.con.execute(sql("action_entries"), {"ids": ids}).fetchall()
     return {r[0]: {"status": r[1], "scope": r[2], "entity": r[3], "attribute": r[4],
-                   "state": json.loads(r[5])} for r in rows}
+                   "state": jsonsafe.loads_stored(r[5])} for r in rows}
 
 
 def _inside(row: dict, scope: str | None) -> bool:

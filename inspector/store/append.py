@@ -8,10 +8,10 @@ whole lines in one `os.write` loop, and fsynced before anyone is told they exist
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 from pathlib import Path
 
+from . import jsonsafe
 from .chain import GENESIS, line_bytes, new_salt, seal_after
 from .errors import BadInput
 from .logfile import LOG_NAME, StorePaths, last_line, read_tail
@@ -47,7 +47,9 @@ class LogWriter:
         self.seq, self.prev = 0, GENESIS
 
     def __enter__(self) -> "LogWriter":
-        self._lock_fd = os.open(self.paths.lock, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        from .logfile import check_writable
+        check_writable(self.paths)          # no links, no group/other-writable store (DESIGN §6)
+        self._lock_fd = os.open(self.paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
         fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         try:
             self._recover_torn()
@@ -68,9 +70,9 @@ class LogWriter:
         tail = read_tail(self.paths.log)
         if not tail.torn:
             return
-        make_dir(self.paths.torn)
-        write_file(self.paths.torn / str(tail.end), tail.torn)
-        fd = os.open(self.paths.log, os.O_WRONLY)
+        from .files import save_aside
+        save_aside(self.paths.torn, str(tail.end), tail.torn)    # never through a link or over a file
+        fd = os.open(self.paths.log, os.O_WRONLY | os.O_NOFOLLOW)
         try:
             os.ftruncate(fd, tail.end)
             os.fsync(fd)
@@ -82,7 +84,7 @@ class LogWriter:
         if end == 0:
             return
         try:
-            line = json.loads(last_line(self.paths.log, end))
+            line = jsonsafe.loads(last_line(self.paths.log, end))
             self.seq, self.prev = int(line["seq"]), line.get("hash") or GENESIS
         except (ValueError, KeyError, TypeError) as exc:
             raise BadInput(f"cannot append: the last line of {self.paths.log} is not a valid event "

@@ -8,10 +8,10 @@ matches the digest that event recorded.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import jsonsafe
 from .chain import GENESIS, body_digest, canonical, line_hash, sha256_hex
 from .logfile import StorePaths, read_tail
 from .model import OPS
@@ -54,21 +54,10 @@ class Report:
                 "torn_bytes": self.torn_bytes}
 
 
-def _strict_object(pairs):
-    keys = [k for k, _ in pairs]
-    if len(keys) != len(set(keys)):
-        raise ValueError("duplicate key " + repr(next(k for k in keys if keys.count(k) > 1)))
-    return dict(pairs)
-
-
-def _no_constant(name):
-    raise ValueError(f"{name} is not JSON")
-
-
 def parse_line(raw: bytes) -> dict:
-    """One log line as a dict; ValueError for anything but one strict JSON object."""
-    event = json.loads(raw.decode("utf-8"), object_pairs_hook=_strict_object,
-                       parse_constant=_no_constant)
+    """One log line as a dict; ValueError for anything but one strict JSON object (the same
+    reading the loader applies: no byte-order mark, no duplicated key, finite numbers)."""
+    event = jsonsafe.loads(raw)
     if not isinstance(event, dict):
         raise ValueError("not a JSON object")
     return event
@@ -117,6 +106,7 @@ class _Walk:
     def __init__(self, paths: StorePaths, report: Report):
         self.paths, self.report = paths, report
         self.expected, self.prev_hash, self.chained = 1, GENESIS, False
+        self.prev_consistent = False     # the line before verified against its own hash
         self.hashes: dict[int, str] = {}
         self.redactions: list[tuple[int, str, str]] = []        # seq, memory_id, certificate
         self.erasures: dict[tuple[str, str], tuple[int, str]] = {}  # (memory_id, cert) -> seq, digest
@@ -132,12 +122,13 @@ class _Walk:
         except ValueError as exc:
             self.problem(seq, f"line {seq} is not a valid JSON object ({exc})")
             self.chained = self.chained or b'"hash"' in raw
-            self.prev_hash = None
+            self.prev_hash, self.prev_consistent = None, False
             return
         bad = _envelope_problem(event)
         if bad:
             self.problem(seq, f"line {seq}: {bad}")
             self.prev_hash = event.get("hash") if isinstance(event.get("hash"), str) else None
+            self.prev_consistent = False
             return
         if event["seq"] != seq:
             self.problem(seq, f"line {seq} holds seq {event['seq']} (expected {seq}): "
@@ -164,19 +155,31 @@ class _Walk:
         if "hash" not in event:
             if self.chained:
                 self.problem(seq, f"seq {seq}: unchained line after a chained one")
-            self.report.unchained += 1
-            self.prev_hash = None
+            else:
+                self.report.unchained += 1
+            self.prev_hash, self.prev_consistent = None, False
             return
         expected_prev = self.prev_hash if self.chained else GENESIS
         if self.chained and expected_prev is not None and event["prev"] != expected_prev:
-            self.problem(seq, f"seq {seq}: prev does not match the hash of seq {seq - 1}")
+            self._broken_link(seq)
         elif not self.chained and event["prev"] != GENESIS:
             self.problem(seq, f"seq {seq}: the first chained line must have prev of 64 zeros")
-        if line_hash(event) != event["hash"]:
+        consistent = line_hash(event) == event["hash"]
+        if not consistent:
             self.problem(seq, f"seq {seq}: hash does not match the line (a header was changed)")
         self.chained = True
-        self.prev_hash = event["hash"]
+        self.prev_hash, self.prev_consistent = event["hash"], consistent
         self.hashes[seq] = event["hash"]
+
+    def _broken_link(self, seq: int) -> None:
+        """seq's prev is not the hash of seq - 1. When seq - 1 is consistent with its own
+        hash, it was rewritten and re-hashed (or seq was): report at the earlier line."""
+        if self.prev_consistent:
+            self.problem(seq - 1, f"seq {seq - 1} or seq {seq} was rewritten: seq {seq}'s prev "
+                                  f"does not match the hash of seq {seq - 1}, whose own digests "
+                                  "are consistent (a line edited and re-hashed)")
+        else:
+            self.problem(seq, f"seq {seq}: prev does not match the hash of seq {seq - 1}")
 
     def check_redactions(self) -> None:
         for seq, memory_id, certificate in self.redactions:
@@ -191,7 +194,7 @@ class _Walk:
     def _certificate_matches(self, certificate: str, digest: str | None) -> bool:
         path = self.paths.certificates / f"{Path(certificate).name}.json"
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
+            document = jsonsafe.loads(path.read_bytes())
         except (OSError, ValueError):
             return False
         document.pop("head_after", None)

@@ -7,12 +7,12 @@ keyed entry as of the knowledge time, with support and effective authority) and 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import duckdb
 
+from . import jsonsafe
 from .model import format_time, now_utc
 from .queries import sql
 
@@ -73,7 +73,7 @@ def _rows(cursor) -> list[dict]:
 
 def json_value(text: str | None):
     """A JSON column as a Python value (SQL NULL and JSON null are both None)."""
-    return None if text is None else json.loads(text)
+    return None if text is None else jsonsafe.loads_stored(text)
 
 
 def belief_json(row: dict) -> dict:

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from typing import Any
+
+from .jsonsafe import dumps_canonical
 
 GENESIS = "0" * 64
 ENVELOPE_FIELDS = ("seq", "at", "actor", "op", "memory_id", "batch", "body_digest", "prev")
 
 
 def canonical(value: Any) -> bytes:
-    """The one byte form every digest is taken over."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    """The one byte form every digest is taken over (any depth; see jsonsafe)."""
+    return dumps_canonical(value)
 
 
 def sha256_hex(data: bytes) -> str:

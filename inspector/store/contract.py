@@ -18,6 +18,9 @@ MAX_DEPTH = 64
 INT_MIN, INT_MAX = -(2 ** 31), 2 ** 31 - 1
 STRING_FIELDS = ("id", "entity", "attribute", "kind", "source", "layer", "scope")
 OPTIONAL_STRINGS = ("subject", "context", "retention", "sensitivity", "held_reason")
+# Missing or null, these take their defaults when read (layer semantic, scope "" global,
+# authority 0, no justification, no tags): a foreign writer may leave them out.
+DEFAULTED = ("layer", "scope")
 
 
 def entry_problem(entry: dict) -> str | None:
@@ -34,6 +37,8 @@ def entry_problem(entry: dict) -> str | None:
 def _strings(entry: dict) -> str | None:
     for name in STRING_FIELDS:
         value = entry.get(name)
+        if name in DEFAULTED and value is None:
+            continue
         if name == "scope":
             if not isinstance(value, str):
                 return 'field "scope" must be a string'
@@ -45,7 +50,7 @@ def _strings(entry: dict) -> str | None:
 def _enums(entry: dict) -> str | None:
     if entry["kind"] not in KINDS:
         return 'field "kind" must be observation, claim, inference or summary'
-    if entry["layer"] not in LAYERS:
+    if entry.get("layer") is not None and entry["layer"] not in LAYERS:
         return 'field "layer" must be episodic, semantic or procedural'
     if "status" in entry and entry["status"] not in STATUSES:
         return f'field "status" must be one of {", ".join(STATUSES)}'
@@ -57,6 +62,8 @@ def _enums(entry: dict) -> str | None:
 
 def _numbers(entry: dict) -> str | None:
     authority = entry.get("authority")
+    if authority is None:
+        authority = 0
     if not is_int(authority):
         return 'field "authority" must be an integer'
     if not INT_MIN <= authority <= INT_MAX:
@@ -68,9 +75,9 @@ def _numbers(entry: dict) -> str | None:
 
 
 def _lists(entry: dict) -> str | None:
-    if not _id_list(entry.get("justification")):
+    if entry.get("justification") is not None and not _id_list(entry["justification"]):
         return 'field "justification" must be a list of ids'
-    if not _id_list(entry.get("tags")):
+    if entry.get("tags") is not None and not _id_list(entry["tags"]):
         return 'field "tags" must be a list of strings'
     return None
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 
 import duckdb
 
-from . import beliefs, lineage
+from . import beliefs, jsonsafe, lineage
 from .beliefs import Moment, ViewSpec
 from .errors import BadInput
 from .model import format_time
@@ -16,7 +15,13 @@ from .queries import sql
 def state(con: duckdb.DuckDBPyConnection, memory_id: str) -> dict | None:
     """The stored state of a current entry, verbatim, or None when it is not loaded."""
     row = con.execute(sql("entry_state"), {"id": memory_id}).fetchone()
-    return json.loads(row[0]) if row else None
+    return jsonsafe.loads_stored(row[0]) if row else None
+
+
+def malformed(con: duckdb.DuckDBPyConnection, memory_id: str) -> str | None:
+    """Why an entry's current state breaks the entry contract, or None."""
+    row = con.execute(sql("entry_malformed"), {"id": memory_id}).fetchone()
+    return row[0] if row else None
 
 
 def require(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
@@ -59,7 +64,11 @@ def show(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
     doc = {"entry": entry, "events": events(con, memory_id), "rivals": [],
            "ancestors": found.ancestors, "descendants": found.descendants,
            "independent_sources": found.independent_sources, "belief": None, "reason": None}
-    if entry.get("status") != "erased":
+    problem = malformed(con, memory_id)
+    if problem:
+        doc.update(malformed=problem, reason="malformed",
+                   why=f"malformed: {problem}; never a belief (quarantine, retract or erase it)")
+    elif entry.get("status") != "erased":
         judged = judgement(con, judge_now(con), entry, entry.get("scope") or "")
         doc["rivals"] = [{"memory_id": r["memory_id"], "value": beliefs.json_value(r["value"]),
                           "reason": r["reason"]} for r in judged["rows"] if r["memory_id"] != memory_id]
@@ -68,4 +77,4 @@ def show(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
 
 
 def held(con: duckdb.DuckDBPyConnection) -> list[dict]:
-    return [json.loads(s) for (s,) in con.execute(sql("held_entries")).fetchall()]
+    return [jsonsafe.loads_stored(s) for (s,) in con.execute(sql("held_entries")).fetchall()]

@@ -9,22 +9,23 @@ the erase events is the suppression list the write gate checks later writes agai
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
-import shutil
 from dataclasses import dataclass, field
 
+from . import jsonsafe
 from . import gate
 from .actions import Request, check_reason, unchanged
 from .append import LogWriter, event_draft
 from .audit import is_redacted
 from .chain import canonical, line_bytes, seal_after, sha256_hex
-from .files import fsync_dir, make_dir, replace_file, write_file
-from .errors import BadInput, Refused
+from .detect.text import normalize
+from .files import _hook, fsync_dir, replace_file, write_new
+from .errors import BadInput, InspectorError, Refused
 from .load import Store
 from .model import now_text
 from .queries import sql
+from .recovery import PENDING, drop_residue, settle_certificates
 
 LEGAL_HOLD = "legal_hold"
 
@@ -113,16 +114,96 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
     return ErasurePlan(action, request, erased, retained, seqs, counts, store.head, salt)
 
 
+SHORTEST = 4          # shorter texts are not looked for in the reason: they would match any
+# Fields of a state that hold vocabulary, times, numbers or ids (envelope data), not content.
+NOT_TEXT = frozenset({"id", "kind", "layer", "status", "retention", "sensitivity", "held_reason",
+                      "observed_at", "valid_from", "valid_to", "expires_at", "justification",
+                      "authority", "confidence"})
+FIELD_NAMES = {"value": "a value", "context": "a context", "tags": "a tag", "entity": "an entity",
+               "attribute": "an attribute", "subject": "a subject", "scope": "a scope",
+               "source": "a source"}
+
+
+def fold(text: str) -> str:
+    """The form a reason and an erased text are compared in: NFKC, case folded, invisible
+    format characters (zero-width, bidi controls, tags) removed, runs of spaces made one."""
+    return " ".join(normalize(normalize(text).casefold()).split())
+
+
 def _check_reason(store: Store, request: Request, erased: list[str]) -> None:
-    """The reason stays in the log and the certificate: it must not carry what is erased."""
-    reason = request.reason.casefold()
-    if request.subject and request.subject.casefold() in reason:
-        raise BadInput("the reason names the subject, and the reason is kept: write a reason "
-                       "without it (e.g. the request's ticket id)")
-    values = [v for (v,) in store.con.execute(sql("erase_values"), {"ids": erased}).fetchall()]
-    if any(v and len(v) >= 4 and v.casefold() in reason for v in values):
-        raise BadInput("the reason quotes a value being erased, and the reason is kept: "
-                       "write a reason without it")
+    """The reason stays in the log and the certificate: it must not carry what is erased —
+    the subject, or any text of an erased entry's events (DESIGN §6)."""
+    reason = fold(request.reason)
+    if request.subject and fold(request.subject) and fold(request.subject) in reason:
+        raise Refused("the reason names the subject, and the reason is kept: write a reason "
+                      "without it (e.g. the request's ticket id); nothing written")
+    seqs = {s for (s,) in store.con.execute(sql("erase_seqs"), {"ids": erased}).fetchall()}
+    for what, text in _texts(store, seqs):
+        folded = fold(text)
+        if len(folded) >= SHORTEST and folded in reason:
+            raise Refused(f"the reason quotes {what} being erased, and the reason is kept: write "
+                          "a reason without it (e.g. the request's ticket id); nothing written")
+
+
+def _texts(store: Store, seqs: set[int]):
+    """(what, text) for every text the events at `seqs` hold: strings at any depth of their
+    states (object keys too) and their reasons. Read from the log itself, so that fields the
+    tables do not keep (the `before` state, unknown extra fields) are covered."""
+    if not seqs:
+        return
+    last = max(seqs)
+    with open(store.paths.log, "rb") as f:
+        for seq, raw in enumerate(f, start=1):
+            if seq > last:
+                break
+            if seq not in seqs or not raw.endswith(b"\n"):
+                continue
+            body = _event(raw).get("body")
+            if not isinstance(body, dict) or is_redacted(body):
+                continue
+            for key, item in body.items():
+                if key in ("before", "after") and isinstance(item, dict):
+                    for name, field_value in item.items():
+                        if name not in NOT_TEXT:
+                            what = FIELD_NAMES.get(name, "a field of an entry")
+                            yield from ((what, t) for t in _strings(field_value))
+                elif key == "reason":
+                    yield from (("an earlier reason", t) for t in _strings(item))
+                elif key != "salt":
+                    yield from (("a field of an event", t) for t in _strings(item))
+
+
+def _strings(value):
+    """Every string in a JSON value, object keys included; iterative (a value may be deep)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _event(raw: bytes) -> dict:
+    """One log line the loader accepted. Strict reading first; a line whose entry the loader
+    kept as malformed (a non-finite number) is read leniently, never with the stack."""
+    try:
+        event = jsonsafe.loads(raw)
+    except ValueError:
+        event = jsonsafe.loads_stored(raw.decode("utf-8", "surrogatepass"))
+    if not isinstance(event, dict):
+        raise BadInput("a line to erase is not a JSON object; run `inspector audit --verify` "
+                       "on the store; nothing written")
+    return event
+
+
+class WriteFailed(InspectorError):
+    """Writing the erasure failed (a full disk, an I/O error): one line, nothing left behind."""
+
+    exit_code = 2
 
 
 def apply_erasure(action, store: Store, plan: ErasurePlan) -> ErasurePlan:
@@ -131,16 +212,47 @@ def apply_erasure(action, store: Store, plan: ErasurePlan) -> ErasurePlan:
         fresh.salt = plan.salt
         certificate_id = "cert-" + secrets.token_hex(8)
         events, head_after, document = _erase_events(fresh, certificate_id, writer)
-        pending = store.paths.certificates / f"{certificate_id}.json.pending"
-        make_dir(store.paths.certificates)
-        write_file(pending, canonical(document))
-        replace_file(store.paths.log, _rewritten(store, fresh, certificate_id, events), "erase")
-        os.rename(pending, pending.with_name(f"{certificate_id}.json"))
-        fsync_dir(store.paths.certificates)
-        _drop_residue(store)
+        _write(store, fresh, certificate_id, events, document)
     store.refresh()
     fresh.certificate = document
     return fresh
+
+
+def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[dict],
+           document: dict) -> None:
+    """Pending certificate, rewritten log, residue removed, certificate made final — in this
+    order, so that recovery (recovery.py) can finish or undo a crash at any point. An error
+    (a full disk) is settled at once the way recovery would, then reported in one line."""
+    paths = store.paths
+    pending = paths.certificates / f"{certificate_id}{PENDING}"
+    try:
+        write_new(paths.certificates, pending.name, canonical(document))
+        _hook("erase:after_pending")
+        replace_file(paths.log, _rewritten(store, plan, certificate_id, events), "erase")
+        drop_residue(paths)
+        _hook("erase:before_certificate")
+        os.rename(pending, pending.with_name(f"{certificate_id}.json"))
+        fsync_dir(paths.certificates)
+    except OSError as exc:
+        done = _settle(store, certificate_id)
+        what = exc.strerror or exc.__class__.__name__
+        if done:
+            raise WriteFailed(f"the erasure is written, but finishing it failed ({what}); the "
+                              "next command that writes finishes it") from None
+        raise WriteFailed(f"cannot erase: writing to {paths.root} failed ({what}); nothing was "
+                          "changed: free some space and run erase again") from None
+    except BaseException:
+        _settle(store, certificate_id)
+        raise
+
+
+def _settle(store: Store, certificate_id: str) -> bool:
+    """After a failed write: finish or undo as recovery does; whether the erasure stands."""
+    try:
+        settle_certificates(store.paths)
+    except OSError:
+        pass                                    # the next writer's recovery tries again
+    return (store.paths.certificates / f"{certificate_id}.json").exists()
 
 
 def _erase_events(plan: ErasurePlan, certificate_id: str, writer: LogWriter):
@@ -167,19 +279,11 @@ def _rewritten(store: Store, plan: ErasurePlan, certificate_id: str, events: lis
             if not raw.endswith(b"\n"):
                 break                       # a torn tail: moved aside by the writer already
             if seq in redact:
-                event = json.loads(raw)
-                if not is_redacted(event["body"]):
+                event = _event(raw)
+                body = event.get("body")
+                if not (isinstance(body, dict) and is_redacted(body)):
                     event["body"] = {"erased": certificate_id}
                 yield line_bytes(event)
             else:
                 yield raw
     yield b"".join(line_bytes(e) for e in events)
-
-
-def _drop_residue(store: Store) -> None:
-    """Torn files, caches and stale temp files may hold erased bytes: none survives."""
-    shutil.rmtree(store.paths.torn, ignore_errors=True)
-    shutil.rmtree(store.paths.cache, ignore_errors=True)
-    for stale in store.root.glob(".events.jsonl.tmp-*"):
-        stale.unlink(missing_ok=True)
-    fsync_dir(store.root)

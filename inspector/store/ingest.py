@@ -8,10 +8,10 @@ them; known ids are updated (the line's fields replace the current ones). `statu
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import jsonsafe
 from . import gate
 from .append import LogWriter, event_draft
 from .audit import parse_line
@@ -75,7 +75,7 @@ class _Planner:
         if memory_id in self.current:
             return self.current[memory_id]
         row = self.store.con.execute(sql("entry_state"), {"id": memory_id}).fetchone()
-        return json.loads(row[0]) if row else None
+        return jsonsafe.loads_stored(row[0]) if row else None
 
     def draft(self, line: dict) -> tuple[dict | None, str]:
         """(event draft or None when nothing would change, "write" | "update"); ValueError

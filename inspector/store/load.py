@@ -9,7 +9,6 @@ is rolled back: the store as it would be, for plans and for the write gate.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from contextlib import contextmanager
@@ -19,16 +18,19 @@ from typing import Iterator
 
 import duckdb
 
+from . import jsonsafe
 from .chain import GENESIS, line_bytes, seal_after
 from .errors import LogProblem
 from .logfile import (StorePaths, Tail, count_lines, decode_lines, last_line, read_lines,
                       read_tail, store_paths, warn_once)
+from .contract import value_problem
 from .model import KINDS, LAYERS, OPS, RFC3339, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
 
 SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create",
          "focus_keys_create", "macro_visible", "macro_state_at", "macro_support_at",
-         "macro_judged_at", "judged_create", "macro_pre_reason", "macro_beliefs_in")
+         "macro_judged_at", "judged_create", "macro_pre_reason", "macro_beliefs_in",
+         "macro_load_checks")
 TAKE = ("versions_insert", "known_ids_insert", "entries_forget", "entries_refresh",
         "edges_forget", "edges_refresh")
 SCOPE_FILTER = ("scope_filter_entries", "scope_filter_versions", "scope_filter_edges")
@@ -107,6 +109,8 @@ class Store:
         self.state.inode = os.stat(self.paths.log).st_ino
         if tail.end > 0:
             try:
+                if _starts_with_bom(self.paths.log):
+                    raise _NeedExactRead()
                 self._read_fast(tail)
             except (duckdb.Error, _NeedExactRead):
                 self._stage_lines(decode_lines(read_lines(self.paths.log, 0, tail.end)), 1)
@@ -134,7 +138,8 @@ class Store:
 
     def _stage_lines(self, texts: list[str | None], first_line: int) -> None:
         self.con.execute(sql("raw_lines"), {
-            "line_nos": list(range(first_line, first_line + len(texts))), "texts": texts})
+            "line_nos": list(range(first_line, first_line + len(texts))), "texts": texts,
+            "errors": [_strict_error(t) for t in texts]})
         self.con.execute(sql("raw_parse_lines"))
         self.con.execute(sql("raw_view_lines"))
         problems = self._problems(first_line=first_line, prev_seq=first_line - 1,
@@ -149,11 +154,17 @@ class Store:
     def _take_staged(self) -> None:
         """Turn the lines in `raw` into versions and refresh the entries they touch."""
         self.con.execute(sql("staged"))
-        problems = self.con.execute(sql("state_problems"), {
-            "kinds": list(KINDS), "statuses": list(STATUSES), "layers": list(LAYERS),
-            "source_re": SOURCE_RE, "rfc3339": RFC3339}).fetchall()
+        problems = self.con.execute(sql("state_problems")).fetchall()
         if problems:
             raise LogProblem(*problems[0], more=len(problems) - 1, store=str(self.paths.root))
+        self.con.execute(sql("staged_malformed"), {
+            "kinds": list(KINDS), "statuses": list(STATUSES), "layers": list(LAYERS),
+            "source_re": SOURCE_RE})
+        for line_no, text in self.con.execute(sql("staged_value_suspects")).fetchall():
+            problem = value_problem(jsonsafe.loads_stored(text), depth=1)
+            if problem:
+                self.con.execute(sql("staged_mark_malformed"),
+                                 {"line_no": line_no, "problem": f'field "value" {problem}'})
         for name in TAKE:
             self.con.execute(sql(name))
         if self.scope is not None:
@@ -168,7 +179,7 @@ class Store:
             count, unchained = self._staged_counts()
             self.state.unchained += unchained
             self.state.chained = self.state.chained or unchained < count
-            line = json.loads(last_line(self.paths.log, tail.end))
+            line = jsonsafe.loads(last_line(self.paths.log, tail.end))
             self.state.seq, self.state.hash = line["seq"], line.get("hash")
         self.state.offset = tail.end
         self.state.torn = tail.torn
@@ -247,3 +258,20 @@ class Store:
 
     def close(self) -> None:
         self.con.close()
+
+
+def _starts_with_bom(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(3) == b"\xef\xbb\xbf"
+
+
+def _strict_error(text: str | None) -> str | None:
+    """What the strict reading (the one audit applies) finds wrong with a line that DuckDB's
+    JSON reader would take: a byte-order mark, a duplicated key, a lone surrogate escape."""
+    if not text or not text.strip():
+        return None
+    try:
+        jsonsafe.loads(text)
+    except ValueError as exc:
+        return str(exc)
+    return None

@@ -56,13 +56,35 @@ def store_paths(root: str | os.PathLike) -> StorePaths:
 
 
 def exposure_warning(paths: StorePaths) -> str | None:
-    """A warning when group or others can read the store (DESIGN §2), else None."""
-    exposed = [p for p in (paths.root, paths.log) if stat.S_IMODE(p.stat().st_mode) & 0o044]
+    """A warning when group or others can read or write the store (DESIGN §2), else None."""
+    exposed = [p for p in (paths.root, paths.log) if stat.S_IMODE(p.stat().st_mode) & 0o066]
     if not exposed:
         return None
-    mode = oct(stat.S_IMODE(exposed[0].stat().st_mode))
-    return (f"warning: {exposed[0]} can be read by group or others (mode {mode}); it holds "
+    mode = stat.S_IMODE(exposed[0].stat().st_mode)
+    can = " and ".join(word for word, bits in (("read", 0o044), ("written", 0o022)) if mode & bits)
+    return (f"warning: {exposed[0]} can be {can} by group or others (mode {oct(mode)}); it holds "
             f"personal data: run `chmod -R go-rwx {paths.root}`")
+
+
+def check_writable(paths: StorePaths) -> None:
+    """What every command that writes checks first (DESIGN §6, "No links, no strangers"):
+    none of the store's own paths is a symbolic link, the log is a regular file, and neither
+    group nor others can write the store directory. BadInput (exit 2) naming the path."""
+    for path in (paths.log, paths.torn, paths.certificates, paths.cache, paths.lock):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            raise BadInput(f"{path} is a symbolic link; a store's files must not be links: "
+                           "refusing to write (nothing was written)")
+        if path == paths.log and not stat.S_ISREG(st.st_mode):
+            raise BadInput(f"{path} is not a regular file; refusing to write (nothing was written)")
+    mode = stat.S_IMODE(os.stat(paths.root).st_mode)
+    if mode & 0o022:
+        raise BadInput(f"{paths.root} can be written by group or others (mode {oct(mode)}), so "
+                       "another account could plant files in it; refusing to write (nothing was "
+                       f"written): run chmod 700 {paths.root}")
 
 
 def warn_once(paths: StorePaths) -> str | None:

@@ -1,25 +1,82 @@
 """Recovery: what the next writer finishes or undoes after a crash in the middle of an
-erasure, before it appends anything."""
+erasure, before it appends anything (DESIGN §6, "Recovery finishes the job").
+
+An erasure writes, in order: a pending certificate `certificates/<id>.json.pending`, the
+rewritten log in a temp file `.events.jsonl.tmp-*`, the rename of that temp over the log,
+the removal of everything that may still hold erased bytes (torn files, the persistent view,
+temp files), and last the rename of the pending certificate to `<id>.json`. Run under the
+store's lock, `settle_certificates` brings any crash back to one of two ends:
+- the log names the pending certificate (the rename happened): the erasure is finished —
+  torn files, the view and temp files are deleted, then the certificate is made final;
+- it does not: the erasure is undone — the pending certificate and the temp file go, the log
+  is the old one untouched.
+So a certificate exists exactly when the redacted log does. Any temp file found while the
+lock is held is stale (only a writer holding the lock makes one) and is deleted.
+"""
 
 from __future__ import annotations
 
 import os
 
-from .files import fsync_dir
-from .logfile import StorePaths
+from .files import fsync_dir, is_temp_of, remove_tree
+from .logfile import LOG_NAME, StorePaths
+
+PENDING = ".json.pending"
 
 
 def settle_certificates(paths: StorePaths) -> None:
-    """Finish or undo an erasure that crashed between its certificate and its log rewrite: a
-    pending certificate becomes final when the log names it, and is deleted when it does not."""
-    pending = sorted(paths.certificates.glob("*.json.pending")) if paths.certificates.is_dir() else []
-    if not pending:
-        return
-    log = paths.log.read_bytes()
+    """Finish or undo a crashed erasure, and delete stale temp files (see the module doc)."""
+    stale = remove_stale_temps(paths)
+    pending = _pending(paths)
+    finished = [p for p in pending if _log_names(paths, p.name[: -len(PENDING)])]
+    if finished:
+        drop_residue(paths)
     for path in pending:
-        certificate = path.name[: -len(".json.pending")]
-        if f'"certificate":"{certificate}"'.encode() in log:
-            os.rename(path, path.with_name(certificate + ".json"))
+        if path in finished:
+            os.rename(path, path.with_name(path.name[: -len(PENDING)] + ".json"))
         else:
             path.unlink()
-    fsync_dir(paths.certificates)
+    if pending:
+        fsync_dir(paths.certificates)
+    elif stale:
+        fsync_dir(paths.root)
+
+
+def drop_residue(paths: StorePaths) -> None:
+    """Torn files, the persistent view and temp files may hold erased bytes: delete them all."""
+    remove_tree(paths.torn)
+    remove_tree(paths.cache)
+    remove_stale_temps(paths)
+    fsync_dir(paths.root)
+
+
+def remove_stale_temps(paths: StorePaths) -> int:
+    """Delete every temp file a replace of the log left behind; how many there were."""
+    found = 0
+    with os.scandir(paths.root) as entries:
+        for entry in entries:
+            if is_temp_of(entry.name, LOG_NAME):
+                remove_tree(paths.root / entry.name)
+                found += 1
+    return found
+
+
+def _pending(paths: StorePaths) -> list:
+    if not paths.certificates.is_dir():
+        return []
+    return sorted(p for p in paths.certificates.iterdir() if p.name.endswith(PENDING))
+
+
+def _log_names(paths: StorePaths, certificate_id: str) -> bool:
+    """Whether the log holds the erase events of `certificate_id` (read in blocks: a big log
+    is never read into memory at once)."""
+    needle = f'"certificate":"{certificate_id}"'.encode()
+    keep = len(needle) - 1
+    with open(paths.log, "rb") as f:
+        carry = b""
+        while block := f.read(1 << 20):
+            data = carry + block
+            if needle in data:
+                return True
+            carry = data[-keep:]
+    return False

@@ -13,6 +13,7 @@ from .actions import Request
 from .errors import BadInput
 
 ALL_LIVE = ("held", "active", "rejected", "quarantined", "retracted", "expired")
+ANY_LIVE = ("any status but erased",)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ class Action:
     rewrites_log: bool = False     # rewrites earlier lines (erase): the chain is checked again after
 
     def allows(self, status: str) -> bool:
+        """Erase takes any entry not erased yet, a malformed one with an unknown status too."""
+        if self.allowed_from == ANY_LIVE:
+            return status != "erased"
         return status in self.allowed_from
 
     def plan(self, store, request: Request):
@@ -93,7 +97,7 @@ ACTIONS: dict[str, Action] = {a.name: a for a in (
            options=(Option("batch", "BATCH", ..., "The batch to revert (its id, as `audit` "
                            "and the action that wrote it print it).", type=str, metavar="BATCH",
                            argument=True),)),
-    Action("erase", "e", ALL_LIVE, "erased", "always", True,
+    Action("erase", "e", ANY_LIVE, "erased", "always", True,
            "Erase entries (or a data subject) everywhere, with a deletion certificate.",
            planner=erasure.plan_erasure, applier=erasure.apply_erasure, options=(SUBJECT,),
            selectors=False, whole_store=True, confirm="subject", document="certificate",

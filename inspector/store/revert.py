@@ -8,9 +8,9 @@ BATCH` in their body.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
+from . import jsonsafe
 from .actions import Plan, Request, belief_changes, check_reason
 from .append import event_draft
 from .errors import BadInput, Refused
@@ -44,7 +44,7 @@ def plan_revert(action: "Action", store: Store, request: Request) -> Plan:
         if before is None:
             raise Refused(f"{memory_id}: batch {batch} created it, and revert restores earlier "
                           "states only (retract it instead); nothing written")
-        current = json.loads(rows[memory_id][5])
+        current = jsonsafe.loads_stored(rows[memory_id][5])
         drafts.append(_draft(memory_id, request, current, before, batch))
         keys.update({(current["entity"], current["attribute"]), (before["entity"], before["attribute"])})
     changes = [c for c in belief_changes(store, drafts, sorted(keys))]
@@ -64,7 +64,7 @@ def _befores(store: Store, seqs: list[int]) -> dict[int, dict | None]:
     with open(store.paths.log, "rb") as log:
         for number, raw in enumerate(log, start=1):
             if number in wanted:
-                event = json.loads(raw)
+                event = jsonsafe.loads(raw)
                 found[event["seq"]] = event["body"].get("before")
                 if len(found) == len(wanted):
                     break

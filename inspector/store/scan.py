@@ -4,17 +4,17 @@ detectors (instructions, credentials, personal data) run in Python."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Callable
 
-from . import beliefs, detect, gate, lineage
+from . import beliefs, detect, gate, jsonsafe, lineage
 from .load import Store
 from .model import SEVERITIES, now_utc
 from .queries import sql
 
 RULES = {
     "poison.rule_from_untrusted": "high", "secret.value": "high", "scope.leak": "high",
+    "entry.malformed": "high",
     "summary.unsupported": "medium", "echo.single_source": "medium", "lineage.cycle": "medium",
     "lineage.dangling": "medium", "belief.contested": "medium", "pii.no_subject": "medium",
     "validity.expired_active": "low",
@@ -81,6 +81,12 @@ def _cycles(store: Store) -> list[Finding]:
             for cycle in found for member in cycle]
 
 
+def _malformed(store: Store) -> list[Finding]:
+    return [Finding("entry.malformed", m, f"{m} ({status}) breaks the entry contract: {problem}; "
+                                          "it is never a belief: quarantine, retract or erase it")
+            for m, status, problem in store.con.execute(sql("scan_malformed")).fetchall()]
+
+
 def _expired(store: Store) -> list[Finding]:
     return [Finding("validity.expired_active", m, f"{m} expired at {at:%Y-%m-%dT%H:%M:%SZ} and is "
                                                   "still active: `inspector expire STORE --due`")
@@ -106,7 +112,7 @@ def _text(store: Store, progress: Progress | None, cancelled: Callable[[], bool]
                 raise Cancelled()
             if progress:
                 progress(0.5 + 0.5 * n / max(1, len(rows)), "reading values")
-        entry = {"source": source, "scope": scope, "layer": layer, "value": json.loads(value) if value else None}
+        entry = {"source": source, "scope": scope, "layer": layer, "value": jsonsafe.loads_stored(value) if value else None}
         found.extend(_text_findings(m, status, entry, subject, sensitivity))
     return found
 
@@ -133,7 +139,7 @@ def _text_findings(m: str, status: str, entry: dict, subject, sensitivity) -> li
     return out
 
 
-SQL_RULES = (_scope_leaks, _unsupported, _echoes, _cycles, _dangling, _contested, _expired)
+SQL_RULES = (_malformed, _scope_leaks, _unsupported, _echoes, _cycles, _dangling, _contested, _expired)
 
 
 def scan(store: Store, progress: Progress | None = None,

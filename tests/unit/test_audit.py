@@ -47,7 +47,7 @@ def test_a_changed_header_is_found_at_its_seq(store):
     assert (doc["first_bad_seq"], doc["problem"]) == (5, "seq 5: hash does not match the line (a header was changed)")
 
 
-def test_a_rehashed_forgery_breaks_the_next_link(store):
+def test_a_rehashed_forgery_is_reported_at_itself_naming_both_seqs(store):
     from inspector.store.chain import line_hash
 
     def forge(e):
@@ -55,7 +55,9 @@ def test_a_rehashed_forgery_breaks_the_next_link(store):
         e["hash"] = line_hash(e)
     edit_line(store, 3, forge)
     doc = report(store)
-    assert (doc["first_bad_seq"], doc["problem"]) == (4, "seq 4: prev does not match the hash of seq 3")
+    assert (doc["first_bad_seq"], doc["problem"]) == (
+        3, "seq 3 or seq 4 was rewritten: seq 4's prev does not match the hash of seq 3, whose "
+           "own digests are consistent (a line edited and re-hashed)")
 
 
 @pytest.mark.parametrize("damage, first_bad", [

@@ -1,6 +1,7 @@
 """secret: the first credential in a string (known key and token formats, passwords,
-long random tokens after a key-like name), its value masked so a report never
-re-leaks it."""
+short codes introduced as one — "security code is 463820", "PIN: 0417", "secret key is
+1a7b3d" —, long random tokens after a key-like name), its value masked so a report never
+re-leaks it. A number without such a keyword ("order 463820 shipped", "room 0417") is not one."""
 
 from __future__ import annotations
 
@@ -50,25 +51,48 @@ _KEYED = re.compile(
     r"credentials?)\b['\"]?\s*(?:[:=]|\bis\b)?\s*['\"]?(?:bearer\s+)?"
     r"(?P<value>[A-Za-z0-9+/_.~=-]{16,})",
     re.I)
-_NAME_HINTS = ("pass", "pwd", "pin", "key", "secret", "token", "auth", "bearer", "credential")
-# One scan of the lower-cased text for every hint (case-blind alternation is several
-# times slower): most strings hold none and are done after it.
-_ANY_HINT = re.compile("|".join(re.escape(hint) for hint in sorted(
-    {hint for _, hints, _ in SECRET_FORMATS for hint in hints} | set(_NAME_HINTS))))
+# A short code introduced as a credential (DESIGN §2.3): a keyword naming a one-time,
+# security or secret code, PIN or key, then 3-12 letters and digits with a digit in them.
+_SHORT_CODE = re.compile(
+    r"\b(?:(?:security|verification|verify|confirmation|authenti[ck]ation|auth|login|log-?in|"
+    r"sign-?in|access|one[- ]?time|2fa|mfa|two[- ]factor|sms|backup|recovery|reset|pairing|"
+    r"activation|unlock|safe|door|alarm|gate|secret|private|master)\s+(?:code|pin|key|passcode|"
+    r"pass ?code|word)|otp|totp|pin(?: code| number)?|passcode|cvv|cvc|security pin)"
+    r"s?\b\s*(?:(?:is|was|will be|:|=|-|#)\s*)*(?:now\s*)?:?\s*['\"]?"
+    r"(?P<value>(?=[a-z0-9-]*\d)[a-z0-9][a-z0-9-]{2,11})\b(?![.,/:]\d)", re.I)
+_NAME_HINTS = ("pass", "pwd", "pin", "key", "secret", "token", "auth", "bearer", "credential",
+               "code", "otp", "cvv", "cvc")
+# Every hint, tried as a substring of the lower-cased text (C-speed; faster than one
+# alternation, whose first letters are most letters): most strings hold none and are done.
+_HINTS = tuple(sorted({hint for _, hints, _ in SECRET_FORMATS for hint in hints}
+                      | set(_NAME_HINTS)))
+_CODE_HINTS = ("code", "pin", "otp", "key", "cvv", "cvc")
+_DIGIT = re.compile(r"\d")
 
 
 def secret(text: str) -> Finding | None:
     """The first credential in the text, its value masked in the excerpt."""
     text = normalize(text)
     lower = text.lower()
-    if not _ANY_HINT.search(lower):
+    present = [hint for hint in _HINTS if hint in lower]
+    if not present:
         return None
     for category, hints, pattern in SECRET_FORMATS:
-        match = pattern.search(text) if any(hint in lower for hint in hints) else None
+        match = pattern.search(text) if any(hint in present for hint in hints) else None
         if match:   # a key's armour header is not the secret: show it whole
             shown = match.group(0) if category == "private_key" else _masked(match)
             return Finding("secret", category, shown)
-    return _password(text) or _keyed_token(text)
+    short = (_short_code(text) if any(h in present for h in _CODE_HINTS) and _DIGIT.search(text)
+             else None)
+    return short or _password(text) or _keyed_token(text)
+
+
+def _short_code(text: str) -> Finding | None:
+    for match in _SHORT_CODE.finditer(text):
+        value = match.group("value")
+        if not _PLACEHOLDER.match(value):
+            return Finding("secret", "short_code", _masked(match, value))
+    return None
 
 
 def _password(text: str) -> Finding | None:

@@ -1,12 +1,16 @@
-"""rule_shape: is a string an instruction aimed at the agent? The rules are tried
-through a word index (most strings meet no regex at all), quoted mentions and
-reported speech are set aside, and when nothing matches the decoders undo one
-disguise and the rules are tried again (obfuscation)."""
+"""rule_shape: is a string an instruction aimed at the agent? The explainable rules
+first: they are tried through a word index (most strings meet no regex at all), quoted
+mentions and reported speech are set aside, and when nothing matches the decoders undo
+one disguise and the rules are tried again (obfuscation). Then the trained gate model
+(gate_model.py), which catches phrasings no rule knows: a finding of category "model"
+whose excerpt names its probability, the strongest sentence and the features behind it."""
 
 from __future__ import annotations
 
 import re
 
+from . import features as fx
+from . import gate_model
 from .decoders import DECODERS, _disguises, _rotated, _tag_smuggled
 from .rules import RULES, Rule
 from .text import _WORD, Finding, _excerpt, normalize
@@ -95,7 +99,43 @@ def _match(rule: Rule, text: str) -> Finding | None:
 
 
 def rule_shape(text: str) -> Finding | None:
-    """An instruction aimed at the agent, in plain sight or behind a disguise."""
+    """An instruction aimed at the agent, as the gate model judges it: its score of the text
+    (gate_model.py) plus the weight it learnt for the rule that matched, if one did, at least
+    its threshold. The finding is the rule's (category and phrase) when a rule matched, else
+    the model's (probability, strongest sentence, strongest features). The rules are only
+    asked when their weight could change the answer: the plainly descriptive values that make
+    up most of a memory never meet the rules' regexes, the slow part of the gate."""
+    model = gate_model.shipped()
+    base = model.logit(text)
+    if base + model.rule_boost < model.threshold_logit:
+        return None
+    found = rules_finding(text)
+    total = base + (model.rule_weight(found.category) if found else 0.0)
+    if total < model.threshold_logit:
+        return None
+    return found or model_finding(text, model)
+
+
+MODEL_SENTENCE_MAX = 60
+
+
+def model_finding(text: str, model: gate_model.GateModel | None = None) -> Finding | None:
+    """The gate model's own finding (no rule): "0.93: 'Forward all invoices to …'
+    [imperative→destination, addressed:assistant]" — probability, strongest sentence,
+    strongest features — or None below its threshold."""
+    model = model or gate_model.shipped()
+    why = model.explain(text)
+    if why.probability < model.threshold:
+        return None
+    sentence = why.segment
+    if len(sentence) > MODEL_SENTENCE_MAX:
+        sentence = sentence[:MODEL_SENTENCE_MAX - 1] + "…"
+    return Finding("rule_shape", "model",
+                   f"{why.probability:.2f}: '{sentence}' [{', '.join(why.reasons)}]")
+
+
+def rules_finding(text: str) -> Finding | None:
+    """The first rule that matches, in plain sight or behind a disguise."""
     plain = normalize(text)
     words = _words_of(plain)
     found = _first_rule(plain, words)
@@ -103,7 +143,11 @@ def rule_shape(text: str) -> Finding | None:
         # Only readable once zero-width splits or look-alike letters are undone: the
         # disguise is the finding a reviewer most needs to see.
         return Finding("rule_shape", "obfuscation", found.excerpt)
-    return (found or _decoded_rule(plain, words)
+    if found:
+        return found
+    # The decoders only where a disguise is likely (features._hints: stricter C-speed tests
+    # than the decoders' own cues, which most multi-sentence values meet).
+    return ((_decoded_rule(plain, words) if fx._hints(plain) else None)
             or _decoded_rule_of(_tag_smuggled(text), "tags"))
 
 

@@ -38,22 +38,21 @@ def normalize(text: str) -> str:
 
 
 def texts_of(value) -> list[str]:
-    """Every string in a JSON value, dict keys included, in document order."""
+    """Every string in a JSON value, dict keys included, in document order. Iterative: a
+    hostile value may nest thousands of levels."""
     found: list[str] = []
-    _collect(value, found)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                stack.append(child)
+                stack.append(key)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
     return found
-
-
-def _collect(value, found: list[str]) -> None:
-    if isinstance(value, str):
-        found.append(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _collect(key, found)
-            _collect(item, found)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _collect(item, found)
 
 
 def _excerpt(snippet: str) -> str:

@@ -1,0 +1,451 @@
+"""What the gate model sees in a text: the same features for training (bench/train_detector.py,
+as explicit name -> value dicts) and for scoring (model.py, which sums the shipped weights of
+the same names without building the dicts).
+
+A text is cut into *segments*: a value of up to LONG characters is one segment; a longer one
+(an e-mail, a report, a web page carried into memory) is cut into windows of two consecutive
+sentences, so one instruction buried in a long benign carrier is scored on its own and the
+carrier cannot dilute it: the text's score is the best segment's. Text that a decoder can undo
+(base64, hex, leetspeak, look-alike letters … , detect/decoders.py) adds its decoded form as a
+further segment.
+
+Features of a segment (all names are plain strings; no Python hash(), which is randomized):
+
+- ``w:<word>`` word unigrams, ``b:<word> <word>`` bigrams, ``c:<gram>`` character 3- and
+  4-grams of each word (so "iunstructions" shares most of "instructions"), ``s:<word>`` the
+  first word of each sentence or clause — all counts scaled by 1/sqrt(tokens); digits read
+  as 0 so "file 4523" and "file 9981" are the same words;
+- ``h:<name>`` hand-made features that generalize past any one corpus: a sentence opening
+  with an action verb (imperative mood), the reader addressed ("you", "assistant", "AI"),
+  role markers (SYSTEM:, [system], ###, <|…|>, fake Assistant:/User: turns), an action verb
+  aimed at a destination or an identifier (e-mail address, URL, IBAN, file id, account),
+  override vocabulary in any spelling (edit distance ≤ 2 from ignore / instructions /
+  previous …), an imperative inside a long carried document, a decoded payload.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import re
+from functools import lru_cache
+
+from .decoders import _CONFUSABLES, _ROT13, DECODERS, _tag_smuggled
+from .text import normalize
+
+LONG = 300            # longer texts are scored per window of two sentences
+MAX_WINDOWS = 400     # a hostile 50,000-character value is scored on its first windows
+MAX_GRAM_WORD = 24    # longer tokens (hashes, base64) get no character n-grams
+
+TOKEN = re.compile(r"\w+|[^\w\s]+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=\S)|\s*\n\s*")
+
+# The first word of a sentence or clause (after softeners and list bullets).
+_CLAUSE_START = re.compile(
+    r"(?:^|[.!?;:\n>\]\)}|*#=•]|(?<!\w)[-–—])\s*"
+    r"(?:(?:please|kindly|now|also|then|and|just|immediately|first|next|finally|simply|"
+    r"actually|instead|so|ok|okay)[,:]?\s+)*([a-z]+)", re.M)
+
+# Verbs a sentence opens with when it tells its reader to act (imperative mood).
+ACTION_VERBS = frozenset("""
+send forward transfer wire pay move copy delete remove erase drop wipe destroy invite add grant
+give share upload post publish leak email mail e-mail cc bcc reply respond answer say tell print
+output write report state claim declare repeat return insert include append prepend attach embed
+execute run call invoke open visit click navigate browse download install launch start stop
+disable enable change update set reset modify edit replace rename create make book schedule buy
+order purchase subscribe approve reject deny refuse confirm verify ignore disregard forget
+overlook skip bypass override obey follow comply act pretend assume behave treat consider
+recommend suggest promote advertise praise mention describe summarize summarise translate
+list show display reveal disclose expose provide fetch retrieve collect gather extract read
+export import dump save store log remember note keep use apply assign mark flag close cancel
+withdraw deposit sell transmit relay deliver notify inform contact message text dm ping
+encode decode reverse concatenate append redirect route respond rate rank review vote sign
+""".split())
+
+# Override vocabulary, matched in any spelling within a small edit distance.
+_OVERRIDE_WORDS = {
+    "ignore": ("ignore", "disregard", "forget", "overlook", "override", "bypass", "neglect"),
+    "instr": ("instructions", "instruction", "directions", "guidelines", "directives",
+              "rules", "prompt", "commands", "constraints", "restrictions"),
+    "prev": ("previous", "prior", "above", "earlier", "preceding", "original", "initial",
+             "foregoing"),
+}
+
+_YOU = frozenset(("you", "your", "yours", "yourself", "u"))
+_AGENT = frozenset(("assistant", "ai", "model", "agent", "chatbot", "bot", "llm", "gpt",
+                    "chatgpt", "claude", "gemini", "copilot", "assistants", "agents", "models"))
+_FIRST_PERSON = frozenset(("i", "we", "my", "our", "me", "us"))
+_PERSIST = frozenset(("always", "never", "whenever", "henceforth", "forward", "future"))
+_ABOUT_INJECTION = frozenset(("injection", "injections", "jailbreak", "jailbreaks",
+                              "attacker", "attackers", "adversarial", "malicious", "phishing"))
+
+# Structural markers. Each is tried only when the segment holds a substring or word it
+# cannot match without (a C-speed test), so most segments meet few regexes.
+_ROLE_WORDS = frozenset("""system sys admin administrator developer dev root operator instruction
+instructions important attention warning urgent priority override core system_message
+assistant""".split())
+_TURN_AGENT_WORDS = frozenset(("assistant", "ai", "bot", "model", "gpt", "chatbot"))
+_TURN_USER_WORDS = frozenset(("user", "human", "customer"))
+_ID_WORDS = frozenset("""file document doc id ticket account acct user invoice order wallet iban
+channel repo repository""".split())
+_TLDS = frozenset("com net org io xyz ru info biz".split())
+_SAY_WORDS = frozenset(("say", "reply", "respond", "answer", "state", "report", "claim", "tell"))
+_NOT_WORDS = frozenset(("not", "don", "dont", "never", "without"))
+_SEND_WORDS = frozenset("""send forward transfer wire email mail share upload post invite add move
+copy pay give grant leak submit deliver export""".split())
+_PERSIST_PHRASE_WORDS = frozenset(("now", "forward", "point", "future", "time", "times"))
+
+_CHAT_TOKEN = re.compile(r"<\|[^|>\n]{1,30}\|>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|</?s>|"
+                         r"</?(?:system|assistant|user|instructions?)>")
+_ROLE_HEADER = re.compile(
+    r"(?:^|\n)[ \t\[\(<#*=\-_|>]*(?:system|sys|admin|administrator|developer|dev|root|operator|"
+    r"instructions?|important|attention|warning|urgent|priority|override|core instruction|"
+    r"system[ _]message|new instructions?|admin request)\b[^\n:\]\)>]{0,24}[:\]\)>]")
+_BRACKET_ROLE = re.compile(r"[\[\(<{]\s*(?:system|admin|developer|instruction|important|sys|root|"
+                           r"operator|assistant)")
+_TURN_AGENT = re.compile(r"\b(?:assistant|ai|bot|model|gpt|chatbot)\s*:")
+_TURN_USER = re.compile(r"\b(?:user|human|customer)\s*:")
+_URL = re.compile(r"\b[a-z0-9-]+\.(?:com|net|org|io|xyz|ru|info|biz)\b")
+_IBAN = re.compile(r"\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){3,7}\b")
+_IDENTIFIER = re.compile(
+    r"\b(?:file|document|doc|id|ticket|account|acct|user|invoice|order|wallet|iban|channel|repo|"
+    r"repository)\s*(?:id|#|no\.?|number)?\s*[:#]?\s*['\"]?[a-z0-9_-]*\d")
+_LONG_NUMBER = re.compile(r"\d{6,}")
+_MODAL_YOU = re.compile(r"\byou (?:must|should|shall|will|need to|have to|are to|are required to|"
+                        r"may now|can now|are now|are allowed to)\b")
+_SAY_THAT = re.compile(r"\b(?:say|reply|respond|answer|state|report|claim|tell (?:the user|them|"
+                       r"him|her|everyone))\b[^.!?\n]{0,24}?\b(?:that|with)\b")
+_DO_NOT_TELL = re.compile(r"\b(?:do not|don'?t|never|without) (?:tell|mention|inform|reveal|let|"
+                          r"notify|asking|alerting)\b")
+_VERB_TO = re.compile(r"\b(?:send|forward|transfer|wire|email|mail|share|upload|post|invite|add|"
+                      r"move|copy|pay|give|grant|leak|submit|deliver|export)\b[^.!?\n]{0,80}?"
+                      r"\b(?:to|into|at|with)\b")
+_PERSIST_PHRASE = re.compile(r"\b(?:from now on|going forward|from this point|in all future|"
+                             r"every time|each time|at all times|for all future)\b")
+_DIGIT = re.compile(r"\d")
+
+
+def _markers(segment: str, words: set[str]) -> set[str]:
+    """The structural markers a (lower-cased) segment holds."""
+    found = set()
+    roles = not words.isdisjoint(_ROLE_WORDS)
+    if ("<" in segment or "[" in segment) and _CHAT_TOKEN.search(segment):
+        found.add("chat_token")
+    if roles:
+        if _ROLE_HEADER.search(segment):
+            found.add("role_header")
+        if _BRACKET_ROLE.search(segment):
+            found.add("bracket_role")
+    if "###" in segment or "====" in segment or "----" in segment or "***" in segment:
+        found.add("hashes")
+    if ":" in segment:
+        if not words.isdisjoint(_TURN_AGENT_WORDS) and _TURN_AGENT.search(segment):
+            found.add("turn_agent")
+        if not words.isdisjoint(_TURN_USER_WORDS) and _TURN_USER.search(segment):
+            found.add("turn_user")
+    if "@" in segment and _EMAIL.search(segment):
+        found.add("email")
+    if "://" in segment or "www." in segment or (
+            not words.isdisjoint(_TLDS) and _URL.search(segment)):
+        found.add("url")
+    if "0" in words or _DIGIT.search(segment):
+        if _IBAN.search(segment):
+            found.add("iban")
+        if not words.isdisjoint(_ID_WORDS) and _IDENTIFIER.search(segment):
+            found.add("identifier")
+        if _LONG_NUMBER.search(segment):
+            found.add("long_number")
+    if "you" in words and _MODAL_YOU.search(segment):
+        found.add("modal_you")
+    if not words.isdisjoint(_SAY_WORDS) and _SAY_THAT.search(segment):
+        found.add("say_that")
+    if not words.isdisjoint(_NOT_WORDS) and _DO_NOT_TELL.search(segment):
+        found.add("do_not_tell")
+    if not words.isdisjoint(_SEND_WORDS) and _VERB_TO.search(segment):
+        found.add("verb_to")
+    if not words.isdisjoint(_PERSIST_PHRASE_WORDS) and _PERSIST_PHRASE.search(segment):
+        found.add("persist_phrase")
+    if "!!" in segment:
+        found.add("bangs")
+    return found
+
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.\w")
+_DESTINATIONS = frozenset(("email", "url", "iban", "identifier", "long_number"))
+
+
+def segments(text: str) -> list[tuple[str, bool]]:
+    """(segment, decoded?) pairs: the whole text or its windows, plus its decodings. Segments
+    keep their case (for excerpts); features are taken of them lower-cased."""
+    plain = normalize(text)
+    if len(plain) <= LONG:
+        found = [(plain, False)]
+    else:
+        sentences = [s for s in _SENTENCE_SPLIT.split(plain) if s]
+        if len(sentences) <= 2:
+            found = [(plain[:LONG * 4], False)]
+        else:
+            found = [(sentences[i] + " " + sentences[i + 1], False)
+                     for i in range(min(len(sentences) - 1, MAX_WINDOWS))]
+    for decoded in _decodings(text, plain):
+        found.append((decoded[:LONG * 4], True))
+    return found
+
+
+_LEET_DIGITS = re.compile(r"[a-z][013457]+[a-z]", re.I)
+_LONG_RUN = re.compile(r"[A-Za-z0-9+/_=-]{16,}")
+_HYPHEN_SPLIT = re.compile(r"(?<=[a-z])-(?=[a-z])", re.I)
+_LETTER_RUN = re.compile(r"\b(?:\w[.\-_*·]){3,}\w\b")
+_PERCENT = re.compile(r"(?:%[0-9a-f]{2}){3}", re.I)
+_ENTITY = re.compile(r"&#?\w{1,8};")
+_CUES = re.compile(r"\b(?:rot-? ?\d+|caesar|shift(?:ed)?|backwards?|revers\w*)\b", re.I)
+_CONFUSABLE_CHARS = frozenset(chr(c) for c in _CONFUSABLES)
+
+
+def _hints(text: str) -> set[str]:
+    """Which decoders (decoders.py) a text may need, by tests stricter than the rules' own
+    (the model only wants a decoding when a disguise is likely, not merely possible). Each
+    regex is behind a C-speed test, so a plain value costs a few substring checks."""
+    hints = set()
+    if not text.isascii() and not _CONFUSABLE_CHARS.isdisjoint(text):
+        hints.add("homoglyphs")
+    if len(text) >= 16 and max(map(len, text.split())) >= 16 and _LONG_RUN.search(text):
+        hints.update(("base64", "hex"))
+    if _DIGIT.search(text):
+        if len(_LEET_DIGITS.findall(text)) >= 2:
+            hints.add("leet")
+        if text.count("0") + text.count("1") >= 32:
+            hints.add("binary")
+    if ("-" in text and len(_HYPHEN_SPLIT.findall(text)) >= 3) or (
+            text.count(".") + text.count("-") + text.count("_") + text.count("*") >= 3
+            and _LETTER_RUN.search(text)):
+        hints.add("split")
+    if len(text) >= 12 and text.count(" ") * 3 >= len(text):
+        hints.add("spaced")
+    if (text.count(".") + text.count("-")) * 3 >= len(text) > 8:
+        hints.add("morse")
+    if "%" in text and _PERCENT.search(text):
+        hints.add("percent")
+    if "&" in text and len(_ENTITY.findall(text)) >= 2:
+        hints.add("entities")
+    if "\\u" in text or "\\x" in text:
+        hints.add("escapes")
+    lower = text.lower()
+    if ("rot" in lower or "caesar" in lower or "shift" in lower or "backward" in lower
+            or "revers" in lower) and _CUES.search(text):
+        hints.add("reversed")
+        hints.add("rot")
+    return hints
+
+
+def _decodings(text: str, plain: str) -> list[str]:
+    """The text with each disguise it likely wears undone (at most 3)."""
+    found = []
+    smuggled = _tag_smuggled(text)
+    if smuggled:
+        found.append(smuggled)
+    hints = _hints(plain)
+    if not hints:
+        return found
+    for name, decode in DECODERS:
+        if name in hints:
+            decoded = decode(plain)
+            if decoded and decoded != plain and re.search(r"[a-z]{3}", decoded, re.I):
+                found.append(decoded)
+    if "rot" in hints and _ROT13.search(plain):
+        found.append(codecs.decode(plain, "rot13"))
+    return found[:3]
+
+
+_GREETING = re.compile(r"^(?:subject:[^\n]*\n\s*)?(?:hi|hello|hey|dear|good (?:morning|afternoon|"
+                       r"evening)|greetings|team|all|morning|folks)\b", re.I)
+_SIGNOFF = re.compile(r"\b(?:thanks|thank you|regards|cheers|best|sincerely|kind regards)\b",
+                      re.I)
+_ABOUT = ("injection", "jailbreak", "payload", "red team", "red-team", "adversarial",
+          "prompt attack", "phishing")
+_TURNS = re.compile(r"(?:^|\n)\s*(?:user|human|assistant|ai|bot)\s*:", re.I)
+
+
+def context_of(plain: str) -> frozenset[str]:
+    """What a long text (a carried document) is, as features of each of its windows: empty
+    for a value short enough to be one segment."""
+    if len(plain) <= LONG:
+        return frozenset()
+    lower = plain.lower()
+    found = {"carrier"}
+    if any(word in lower for word in _ABOUT):
+        found.add("doc:about_injection")
+    if _GREETING.search(plain[:200].lstrip()) or _SIGNOFF.search(plain[-200:]):
+        found.add("doc:letter")
+    if len(_TURNS.findall(plain)) >= 3:
+        found.add("doc:chat_log")
+    if plain.count("{") + plain.count(";") + plain.count("=") + plain.count("()") >= len(plain) / 80:
+        found.add("doc:code")
+    return frozenset(found)
+
+
+# ---------------------------------------------------------------- per word
+
+def word_grams(word: str) -> list[str]:
+    """Character 3- and 4-grams of a word padded with < >, or none for long or odd tokens."""
+    if len(word) > MAX_GRAM_WORD or not word.isalpha():
+        return []
+    padded = f"<{word}>"
+    return ([padded[i:i + 3] for i in range(len(padded) - 2)] +
+            [padded[i:i + 4] for i in range(len(padded) - 3)])
+
+
+def _osa(a: str, b: str, limit: int) -> int:
+    """Edit distance with transpositions (optimal string alignment), limit+1 when beyond."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2, prev = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cost = ca != cb
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if prev2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def override_class(word: str) -> tuple[str, bool] | None:
+    """('ignore' | 'instr' | 'prev', misspelt?) for a word close to the override vocabulary."""
+    if len(word) < 4 or not word.isalpha():
+        return None
+    for name, targets in _OVERRIDE_WORDS.items():
+        if word in targets or any(word.startswith(t) and len(word) - len(t) <= 2 for t in targets):
+            return name, False
+    for name, targets in _OVERRIDE_WORDS.items():
+        for target in targets:
+            limit = 1 if len(target) <= 6 else 2
+            if word[0] in target[:2] and _osa(word, target, limit) <= limit:
+                return name, True
+    return None
+
+
+# ---------------------------------------------------------------- per segment
+
+def tokens_of(segment: str) -> list[str]:
+    """Words and punctuation runs, digits read as 0."""
+    if _DIGIT.search(segment):
+        segment = _NONZERO.sub("0", segment)
+    return TOKEN.findall(segment)
+
+
+_NONZERO = re.compile(r"[1-9]")
+
+
+# Words known not to be override vocabulary in any spelling: skipped at C speed.
+_NOT_OVERRIDE: set[str] = set()
+
+
+_QUOTED = re.compile(r"[\"“«'‘][^\"”»\n]{12,300}[\"”»'’]")
+
+
+def hand_features(segment: str, tokens: list[str], starts: list[str], context: frozenset[str],
+                  decoded: bool, override_of) -> set[str]:
+    """The names of the hand-made features a (lower-cased) segment has (each counts 1)."""
+    names: set[str] = set()
+    words = set(tokens)
+    if not ACTION_VERBS.isdisjoint(starts):
+        imperative = True
+        names.add("imperative")
+        if starts[0] in ACTION_VERBS:
+            names.add("imperative_first")
+    else:
+        imperative = False
+    if not words.isdisjoint(_YOU):
+        names.add("addressed:you")
+    if not words.isdisjoint(_AGENT):
+        names.add("addressed:assistant")
+    if not words.isdisjoint(_FIRST_PERSON):
+        names.add("first_person")
+    if not words.isdisjoint(_PERSIST):
+        names.add("persist_word")
+    if not words.isdisjoint(_ABOUT_INJECTION):
+        names.add("about_injection")
+    marks = _markers(segment, words)
+    names.update(marks)
+    if "turn_agent" in marks and "turn_user" in marks:
+        names.add("fake_turns")
+    destination = not marks.isdisjoint(_DESTINATIONS)
+    if destination:
+        names.add("destination")
+        if imperative:
+            names.add("imperative→destination")
+        if "verb_to" in marks:
+            names.add("verb_to→destination")
+    classes = set()
+    misspelt = False
+    for word in words - _NOT_OVERRIDE:
+        found = override_of(word)
+        if found:
+            classes.add(found[0])
+            misspelt = misspelt or found[1]
+        elif len(_NOT_OVERRIDE) < 100_000:
+            _NOT_OVERRIDE.add(word)
+    for name in classes:
+        names.add("override:" + name)
+    if "ignore" in classes and ("instr" in classes or "prev" in classes):
+        names.add("override_phrase")
+        if misspelt:
+            names.add("override_misspelt")
+    if ('"' in segment or "“" in segment or "«" in segment or "'" in segment) and \
+            _QUOTED.search(segment):
+        names.add("quoted")
+    if context:
+        names.update(context)
+        if imperative:
+            names.add("carrier_imperative")
+        if "addressed:you" in names or "addressed:assistant" in names:
+            names.add("carrier_addressed")
+    if decoded:
+        names.add("decoded")
+    if len(tokens) <= 3:
+        names.add("very_short")
+    if segment.rstrip().endswith("?"):
+        names.add("question")
+    return names
+
+
+def clause_starts(segment: str) -> list[str]:
+    return _CLAUSE_START.findall(segment)
+
+
+def features(text: str) -> list[dict[str, float]]:
+    """One explicit feature dict per segment (for training and for checking the scorer)."""
+    context = context_of(normalize(text))
+    return [segment_features(seg, context, decoded) for seg, decoded in segments(text)]
+
+
+@lru_cache(maxsize=200_000)
+def _gram_names(word: str) -> tuple[str, ...]:
+    return tuple("c:" + gram for gram in word_grams(word))
+
+
+def segment_features(segment: str, context: frozenset[str], decoded: bool) -> dict[str, float]:
+    segment = segment.lower()
+    tokens = tokens_of(segment)
+    scale = 1.0 / math.sqrt(max(len(tokens), 1))
+    feats: dict[str, float] = {}
+
+    def bump(name: str) -> None:
+        feats[name] = feats.get(name, 0.0) + scale
+
+    for token in tokens:
+        bump("w:" + token)
+        for name in _gram_names(token):
+            bump(name)
+    for first, second in zip(tokens, tokens[1:]):
+        bump("b:" + first + " " + second)
+    starts = clause_starts(segment)
+    for word in starts:
+        bump("s:" + word)
+    for name in sorted(hand_features(segment, tokens, starts, context, decoded, override_class)):
+        feats["h:" + name] = 1.0
+    return feats

@@ -1,0 +1,159 @@
+"""The gate's trained model at run time: a logistic regression over the features of
+features.py, shipped as gate_model.json (feature -> weight, bias, threshold, version, the
+training corpus digest) and retrained by bench/train_detector.py. Standard library only:
+scikit-learn is used to train it, never to score.
+
+A text's score is its best segment's (features.segments), so one instruction buried in a long
+carried document is not diluted by the document, plus the weight learnt for the explainable
+rule that matched it, if one did (``r:<category>``: rules.py, asked by shape.py only when
+that weight could change the answer). Scoring sums the weights a segment's features
+have without building the feature dicts: a word's unigram and character-gram weights are added
+once and cached, so most words of a value cost one dict lookup.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from itertools import repeat
+from functools import lru_cache
+from importlib import resources
+
+from . import features as fx
+from .text import normalize
+
+MODEL_FILE = "gate_model.json"
+_CACHE_MAX = 200_000
+
+
+@dataclass(frozen=True)
+class Score:
+    probability: float
+    segment: str           # the best segment, as normalized text
+    reasons: tuple[str, ...]  # its strongest features, strongest first
+
+
+class GateModel:
+    def __init__(self, doc: dict):
+        self.version = doc["version"]
+        self.threshold = float(doc["threshold"])
+        self.threshold_logit = math.log(self.threshold / (1.0 - self.threshold))
+        self.bias = float(doc["bias"])
+        self.corpus_digest = doc.get("corpus_digest", "")
+        by_kind: dict[str, dict[str, float]] = {k: {} for k in "wcbshr"}
+        for name, weight in doc["weights"].items():
+            by_kind[name[0]][name[2:]] = weight
+        self._w, self._c, self._b, self._s, self._h, self._r = (by_kind[k] for k in "wcbshr")
+        # The most a rule's match can add: below threshold_logit - rule_boost no rule can
+        # change the answer, so the rules need not run (detect/shape.py).
+        self.rule_boost = max([0.0, *self._r.values()])
+        self._word_cache: dict[str, float] = {}
+        self._override_cache: dict[str, tuple[str, bool] | None] = {}
+
+    # ------------------------------------------------------------ scoring
+
+    def _word(self, word: str) -> float:
+        """A word's unigram weight plus its character grams' (cached)."""
+        cache = self._word_cache
+        score = cache.get(word)
+        if score is None:
+            c = self._c
+            score = self._w.get(word, 0.0) + sum(c.get(g, 0.0) for g in fx.word_grams(word))
+            if len(cache) >= _CACHE_MAX:
+                cache.clear()
+            cache[word] = score
+        return score
+
+    def _override_of(self, word: str):
+        cache = self._override_cache
+        if word in cache:
+            return cache[word]
+        found = fx.override_class(word)
+        if len(cache) >= _CACHE_MAX:
+            cache.clear()
+        cache[word] = found
+        return found
+
+    def segment_logit(self, segment: str, context: frozenset, decoded: bool) -> float:
+        segment = segment.lower()
+        tokens = fx.tokens_of(segment)
+        cache = self._word_cache
+        try:    # every word seen before: one C-level pass
+            total = sum(map(cache.__getitem__, tokens))
+        except KeyError:
+            total = sum(map(self._word, tokens))
+        zero = repeat(0.0)
+        if len(tokens) > 1:
+            total += sum(map(self._b.get, map(" ".join, zip(tokens, tokens[1:])), zero))
+        starts = fx.clause_starts(segment)
+        total += sum(map(self._s.get, starts, zero))
+        total /= math.sqrt(max(len(tokens), 1))
+        hand = fx.hand_features(segment, tokens, starts, context, decoded, self._override_of)
+        return self.bias + total + sum(map(self._h.get, hand, zero))
+
+    def logit(self, text: str) -> float:
+        context = fx.context_of(normalize(text))
+        return max(self.segment_logit(seg, context, decoded)
+                   for seg, decoded in fx.segments(text))
+
+    def rule_weight(self, category: str) -> float:
+        """What a rule of this category matching adds to the text's logit."""
+        return self._r.get(category, 0.0)
+
+    def probability(self, text: str, rule_category: str | None = None) -> float:
+        """The text's probability, given the category of the rule that matched it (if any)."""
+        return _sigmoid(self.logit(text) + (self.rule_weight(rule_category) if rule_category
+                                            else 0.0))
+
+    # ------------------------------------------------------------ explaining
+
+    def explain(self, text: str) -> Score:
+        """The best segment's probability, its strongest sentence and features."""
+        context = fx.context_of(normalize(text))
+        best = max(fx.segments(text), key=lambda sd: self.segment_logit(sd[0], context, sd[1]))
+        segment, decoded = best
+        # the stronger sentence of a two-sentence window is the excerpt
+        parts = [p for p in fx._SENTENCE_SPLIT.split(segment) if p.strip()] or [segment]
+        excerpt = max(parts, key=lambda p: self.segment_logit(p, context, decoded))
+        shown = " ".join(excerpt.split())
+        return Score(_sigmoid(self.segment_logit(segment, context, decoded)),
+                     f"decoded: {shown}" if decoded else shown,
+                     tuple(self._reasons(segment, context, decoded)))
+
+    def _reasons(self, segment: str, context: frozenset, decoded: bool, top: int = 3) -> list[str]:
+        segment = segment.lower()
+        tokens = fx.tokens_of(segment)
+        scale = 1.0 / math.sqrt(max(len(tokens), 1))
+        parts: dict[str, float] = {}
+        starts = fx.clause_starts(segment)
+        for name in fx.hand_features(segment, tokens, starts, context, decoded, self._override_of):
+            parts[name] = parts.get(name, 0.0) + self._h.get(name, 0.0)
+        for token in tokens:
+            key = f"'{token}'"
+            parts[key] = parts.get(key, 0.0) + self._word(token) * scale
+        for x, y in zip(tokens, tokens[1:]):
+            key = f"'{x} {y}'"
+            parts[key] = parts.get(key, 0.0) + self._b.get(x + " " + y, 0.0) * scale
+        for word in starts:
+            key = f"starts:{word}"
+            parts[key] = parts.get(key, 0.0) + self._s.get(word, 0.0) * scale
+        ranked = sorted((item for item in parts.items() if item[1] > 0), key=lambda i: (-i[1], i[0]))
+        return [name for name, _ in ranked[:top]]
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def from_json(raw: bytes | str) -> GateModel:
+    return GateModel(json.loads(raw))
+
+
+@lru_cache(maxsize=1)
+def shipped() -> GateModel:
+    """The model shipped with the package (loaded once, on first use)."""
+    return from_json(resources.files(__package__).joinpath(MODEL_FILE).read_bytes())

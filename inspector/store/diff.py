@@ -1,0 +1,53 @@
+"""What changed between two times (DESIGN §5a): the belief tables at T1 and T2 compared row by
+row, each change with its causes — the events between the two times on the entries involved
+and on what they rest on, in seq order.
+
+Both tables come from the belief rule in SQL (`judged` as of each time, then `beliefs_in`);
+the comparison and the causes are one query. Everything runs in a transaction that is rolled
+back, so a view already materialized on the connection (`judged`, `beliefs`) is left as it
+was. Call it with the store's lock held when other threads may rebuild the view (the TUI does
+its DuckDB work that way), on the store's connection or one of its cursors.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import duckdb
+
+from .beliefs import RULE_NOTE
+from .errors import BadInput
+from .model import format_time
+from .queries import sql
+
+
+def changes(con: duckdb.DuckDBPyConnection, t1: datetime, t2: datetime,
+            context: str | None = None) -> list[dict]:
+    """Rows of the belief table (store-wide, or `context`'s) whose belief, value or markers
+    differ between t1 and t2 (each the knowledge and the valid time), ordered by key and
+    scope. Each: scope, entity, attribute, before/after ({"memory_id", "value"} or None),
+    markers_before, markers_after, causes (events with t1 < at <= t2, in seq order)."""
+    if t1 > t2:
+        raise BadInput(f"--from {format_time(t1)} is after --to {format_time(t2)}; "
+                       "give the earlier time as --from")
+    con.execute("BEGIN")
+    try:
+        times = {"t1": t1, "t2": t2}
+        con.execute(sql("diff_tables_create"))
+        con.execute(sql("diff_edges_create"), times)
+        con.execute(sql("diff_keys_create"), times)
+        for side, moment in (("before", t1), ("after", t2)):
+            con.execute(sql("diff_judged"), {"t": moment})
+            con.execute(sql("diff_side_fill"), {"side": side, "t": moment, "ctx": context})
+        rows = con.execute(sql("diff_changes"), times).fetchall()
+    finally:
+        con.execute("ROLLBACK")
+    return [json.loads(text) for (text,) in rows]
+
+
+def document(con: duckdb.DuckDBPyConnection, t1: datetime, t2: datetime,
+             context: str | None = None) -> dict:
+    """The `diff --json` document (DESIGN §8)."""
+    return {"from": format_time(t1), "to": format_time(t2), "context": context,
+            "changes": changes(con, t1, t2, context), "rule": RULE_NOTE}

@@ -1,0 +1,217 @@
+"""Reading and writing JSON that an attacker wrote, without the Python stack.
+
+`loads` is the one reading of a log line or a feed line, the same the loader applies: a
+byte-order mark, a duplicated key or a lone surrogate escape (`\ud800`, which DuckDB's JSON
+reader rejects) makes it invalid (ValueError naming it). Non-finite numbers (`Infinity`,
+`1e999`) are read: they make an entry malformed, not its line unreadable. Values nested deeper than Python's own parser can take are read by
+an iterative parser, so no input exhausts the stack. `dumps_canonical` writes the canonical
+form the hash chain is taken over, also iteratively for deep values; a lone surrogate is
+encoded with `surrogatepass`, so a foreign writer's `\\ud800` never crashes a command.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+DEEP = 200           # below this many brackets a value cannot be deep enough to matter
+
+
+class DuplicateKey(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise DuplicateKey(f"duplicated key {key[:40]!r}")
+    return out
+
+
+def loads(data: str | bytes):
+    """The strict reading of one JSON document (see the module docstring)."""
+    if isinstance(data, bytes):
+        if data.startswith(b"\xef\xbb\xbf"):
+            raise ValueError("starts with a byte-order mark")
+        data = data.decode("utf-8")
+    elif data.startswith("\ufeff"):
+        raise ValueError("starts with a byte-order mark")
+    if data.count("[") + data.count("{") < DEEP:
+        value = json.loads(data, object_pairs_hook=_pairs)
+    else:
+        value = _IterativeParser(data).parse()
+    if "\\u" in data and _SURROGATE_ESCAPE.search(data) and _has_lone_surrogate(value):
+        raise ValueError("holds a lone surrogate escape (not valid Unicode)")
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _has_lone_surrogate(value) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def depth(value) -> int:
+    """How deeply containers nest in a parsed value (0 for a scalar); iterative."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            deepest = max(deepest, level)
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            deepest = max(deepest, level)
+            stack.extend((v, level + 1) for v in item)
+    return deepest
+
+
+def dumps_canonical(value) -> bytes:
+    """canonical(x) = json.dumps(x, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False).encode("utf-8") — the same bytes, for any depth and for lone
+    surrogates (encoded with surrogatepass)."""
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except RecursionError:
+        text = iterative_dumps(value)
+    return text.encode("utf-8", "surrogatepass")
+
+
+def iterative_dumps(value, default=None) -> str:
+    """Compact JSON with sorted keys, for any depth (`default` converts other types)."""
+    out: list[str] = []
+    encode = json.JSONEncoder(ensure_ascii=False, default=default).encode
+    work: list = [value]
+    while work:
+        item = work.pop()
+        if isinstance(item, _Raw):
+            out.append(item.text)
+        elif isinstance(item, dict):
+            parts: list = [_Raw("{")]
+            for i, key in enumerate(sorted(item)):
+                parts += [_Raw(("," if i else "") + encode(key) + ":"), item[key]]
+            parts.append(_Raw("}"))
+            work.extend(reversed(parts))
+        elif isinstance(item, (list, tuple)):
+            parts = [_Raw("[")]
+            for i, child in enumerate(item):
+                parts += ([_Raw(",")] if i else []) + [child]
+            parts.append(_Raw("]"))
+            work.extend(reversed(parts))
+        else:
+            out.append(encode(item))
+    return "".join(out)
+
+
+class _Raw:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+_TOKEN = re.compile(r'\s*(?:([{}\[\],:])|("(?:[^"\\\x00-\x1f]|\\.)*")|'
+                    r'(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)|(true|false|null|NaN|-?Infinity))', re.S)
+
+
+class _IterativeParser:
+    """A JSON parser with an explicit stack, for values too deep for `json.loads`."""
+
+    def __init__(self, text: str):
+        self.text, self.pos = text, 0
+
+    def _next(self):
+        match = _TOKEN.match(self.text, self.pos)
+        if not match:
+            rest = self.text[self.pos:].strip()
+            if not rest:
+                raise ValueError("unexpected end of JSON")
+            raise ValueError(f"not valid JSON at character {self.pos}")
+        self.pos = match.end()
+        punct, string, number, word = match.groups()
+        if punct:
+            return ("p", punct)
+        if string is not None:
+            return ("v", json.loads(string))
+        if number is not None:
+            return ("v", float(number) if any(c in number for c in ".eE") else int(number))
+        return ("v", {"true": True, "false": False, "null": None, "NaN": math.nan,
+                      "Infinity": math.inf, "-Infinity": -math.inf}[word])
+
+    def parse(self):
+        stack: list = []        # [container, pending key or None, expecting]
+        result, done = None, False
+        while True:
+            kind, token = self._next()
+            value, closing = None, False
+            if kind == "p" and token in "[{":
+                if stack and isinstance(stack[-1][0], dict) and stack[-1][2] in ("first", "key"):
+                    raise ValueError("object keys must be strings")
+                stack.append([[] if token == "[" else {}, None, "first"])
+                continue
+            if kind == "p" and token in "]}":
+                if not stack or stack[-1][2] not in ("first", "comma_or_end"):
+                    raise ValueError(f"unexpected {token!r}")
+                container = stack.pop()[0]
+                if (token == "]") != isinstance(container, list):
+                    raise ValueError(f"mismatched {token!r}")
+                value, closing = container, True
+            elif kind == "p":
+                if not stack:
+                    raise ValueError(f"unexpected {token!r}")
+                frame = stack[-1]
+                if token == "," and frame[2] == "comma_or_end":
+                    frame[2] = "key" if isinstance(frame[0], dict) else "value"
+                    continue
+                if token == ":" and frame[2] == "colon":
+                    frame[2] = "value"
+                    continue
+                raise ValueError(f"unexpected {token!r}")
+            else:
+                value = token
+            if not stack:
+                result, done = value, True
+                break
+            frame = stack[-1]
+            container = frame[0]
+            if isinstance(container, dict) and frame[2] in ("first", "key") and not closing:
+                if not isinstance(value, str):
+                    raise ValueError("object keys must be strings")
+                if value in container or value == frame[1]:
+                    raise DuplicateKey(f"duplicated key {value[:40]!r}")
+                frame[1], frame[2] = value, "colon"
+                continue
+            if frame[2] not in ("first", "value"):
+                raise ValueError("a value where a comma or an end was expected")
+            if isinstance(container, dict):
+                container[frame[1]] = value
+            else:
+                container.append(value)
+            frame[2] = "comma_or_end"
+        if done and self.text[self.pos:].strip():
+            raise ValueError("extra data after the JSON value")
+        return result
+
+
+def loads_stored(text: str):
+    """A JSON text the tool itself keeps (a state or value in its tables): read leniently
+    (an entry the loader kept as malformed may hold Infinity), but never with the stack."""
+    if text.count("[") + text.count("{") < DEEP:
+        return json.loads(text)
+    return _IterativeParser(text).parse()

@@ -1,0 +1,131 @@
+"""Incident reports on disk: writing one under `<store>/reports/` (or elsewhere), and finding
+the reports that mention given entries, which erasure deletes (DESIGN §6, §7b).
+
+Every report the tool writes carries, on one line near its top, the ids of every entry whose
+data it shows (`<!-- inspector-report mentions: [...] -->`, JSON with `<`, `>` and `&`
+escaped so that the comment cannot be closed early). `mentioning` reads that line, so an id
+is matched exactly ("M1" never matches a report about "M10" only); a file under reports/
+without the line (put there by hand) is matched on the id's plain and HTML-escaped text.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import secrets
+import stat
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import BadInput
+from .files import refuse_link, write_file, write_new
+from .logfile import StorePaths, check_writable
+from .queries import sql
+
+REPORTS = "reports"
+MANIFEST = "<!-- inspector-report mentions: "
+MANIFEST_END = " -->"
+
+
+def reports_dir(paths: StorePaths) -> Path:
+    return paths.root / REPORTS
+
+
+def manifest_line(ids) -> str:
+    """The line that names the entries a report shows (see the module docstring)."""
+    text = json.dumps(sorted(set(ids)), ensure_ascii=True)
+    for char, escape in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e")):
+        text = text.replace(char, escape)
+    return f"{MANIFEST}{text}{MANIFEST_END}"
+
+
+def report_name(until: datetime, extension: str) -> str:
+    """`report-20250301T041000Z-1a2b3c.html`: the window's end and a random part, no content."""
+    stamp = until.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"report-{stamp}-{secrets.token_hex(3)}.{extension}"
+
+
+def write_in_store(paths: StorePaths, name: str, data: bytes) -> Path:
+    """A new report file `reports/<name>` (directory 0700, file 0600, created without
+    following links and without replacing a file); BadInput when the store or reports/ may
+    not be written."""
+    check_writable(paths)
+    refuse_link(reports_dir(paths), directory=True)
+    try:
+        return write_new(reports_dir(paths), name, data)
+    except FileExistsError:
+        raise BadInput(f"{reports_dir(paths) / name} already exists; run the report again") from None
+
+
+def write_elsewhere(path: Path, data: bytes) -> Path:
+    """A new report file at `path` (0600, never through a link, never over a file)."""
+    if not path.parent.is_dir():
+        raise BadInput(f"--out {path}: {path.parent} is not a directory; create it first")
+    try:
+        write_file(path, data)
+    except FileExistsError:
+        raise BadInput(f"--out {path} already exists (or is a link); choose a new file name") from None
+    return path
+
+
+def in_reach(paths: StorePaths, path: Path) -> bool:
+    """Whether `path` lies under <store>/reports/, where erasure looks for reports."""
+    try:
+        path.resolve().relative_to(reports_dir(paths).resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def mentioning(paths: StorePaths, ids) -> list[Path]:
+    """The regular files under <store>/reports/ (links neither followed nor returned) that
+    mention any of `ids`, sorted. BadInput when reports/ itself is a link."""
+    wanted = set(ids)
+    root = reports_dir(paths)
+    refuse_link(root, directory=True)
+    if not wanted or not root.is_dir():
+        return []
+    found = []
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        for name in names:
+            path = Path(folder) / name
+            if stat.S_ISREG(os.lstat(path).st_mode) and _mentions(path, wanted):
+                found.append(path)
+    return sorted(found)
+
+
+def _mentions(path: Path, wanted: set[str]) -> bool:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
+    listed = _manifest(data)
+    if listed is not None:
+        return not wanted.isdisjoint(listed)
+    return any(form in data for i in wanted for form in _forms(i))
+
+
+def _manifest(data: bytes) -> set[str] | None:
+    start = data.find(MANIFEST.encode())
+    if start < 0:
+        return None
+    end = data.find(MANIFEST_END.encode(), start + len(MANIFEST))
+    if end < 0:
+        return None
+    try:
+        return set(json.loads(data[start + len(MANIFEST):end]))
+    except ValueError:
+        return None
+
+
+def _forms(memory_id: str) -> set[bytes]:
+    return {memory_id.encode(), html.escape(memory_id, quote=True).encode()}
+
+
+def masking_fields(con, ids) -> dict[str, dict]:
+    """What decides, besides the value, whether an entry's value is shown masked to a person
+    (held as secret, marked secret): {id: {"held_reason", "sensitivity"}} for loaded entries.
+    For reports and the command line's human output."""
+    rows = con.execute(sql("masking_fields"), {"ids": list(ids)}).fetchall()
+    return {m: {"held_reason": held_reason, "sensitivity": sensitivity}
+            for m, held_reason, sensitivity in rows}

@@ -1,0 +1,205 @@
+"""Hostile entries (issue: a store the tool accepted can always be curated and erased).
+
+Every value here once made the store unopenable or a command print a traceback. Now: the
+writers refuse them (exit 2, line and field named, nothing written); a foreign writer's line
+carrying one loads as a *malformed* entry — never a belief, listed by scan, curatable — and
+the loader's SQL judges entries exactly as `contract.entry_problem` does (differential test).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings, strategies as st
+
+from inspector.store import contract, jsonsafe
+from inspector.store.actions import Request
+from inspector.store.append import LogWriter, event_draft, init_store
+from inspector.store.load import Store
+from inspector.store.registry import apply, plan
+from storegen import entry
+
+
+def deep(n: int) -> list:
+    root: list = []
+    node = root
+    for _ in range(n - 1):
+        child: list = []
+        node.append(child)
+        node = child
+    return root
+
+
+HOSTILE = {
+    "observed_at": ["2026-02-30T00:00:00Z", "2026-13-45T25:61:61Z", "0000-01-01T00:00:00+23:59",
+                    "0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59",
+                    "2025-01-01T00:00:00+24:00", "yesterday"],
+    "authority": [2 ** 63, 10 ** 30, 2 ** 31, -(2 ** 31) - 1, 1.5, "3", True],
+    "confidence": [2, -0.1, "high", math.inf],
+    "value": [math.inf, -math.inf, math.nan, deep(65), deep(3000), {"a": [math.inf]}],
+    "kind": ["rumour", 7],
+    "status": ["weird"],
+    "scope": [5, ["a"]],
+    "tags": [[1, 2], "x", [""]],
+    "justification": [["ok", 3], "M1"],
+    "entity": ["", 12],
+    "source": ["nobody", "web:"],
+    "layer": ["dream"],
+    "valid_to": ["2025-02-29T00:00:00Z"],
+}
+CASES = [(f, v) for f, values in HOSTILE.items() for v in values]
+IDS = [f"{f}-{i}" for i, (f, _) in enumerate(CASES)]     # repr of a 3000-deep list recurses
+
+
+def write_raw(root: Path, states: list[dict]) -> None:
+    """A foreign writer: chained lines the project's own writers would refuse."""
+    paths = init_store(root)
+    with LogWriter(paths) as writer:
+        writer.append([event_draft("write", s["id"], "agent:x", after=s) for s in states])
+
+
+def inspector(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("field,value", CASES, ids=IDS)
+def test_a_malformed_entry_loads_is_never_believed_and_is_found(tmp_path, field, value):
+    bad = {**entry("M1", "svc", "k", "bad"), field: value}
+    write_raw(tmp_path / "s", [bad, entry("M2", "svc", "k", "good", authority=0)])
+    store = Store(tmp_path / "s", warn=False)
+    problem = store.con.execute("SELECT malformed FROM entries WHERE memory_id = 'M1'").fetchone()[0]
+    assert problem == contract.entry_problem({**bad, "status": bad.get("status", "active")})
+    assert problem is not None and f'"{field}"' in problem
+    beliefs = store.con.execute("SELECT memory_id FROM beliefs_in(now(), now(), NULL, false)").fetchall()
+    assert ("M1",) not in beliefs
+
+
+@pytest.mark.parametrize("field,value", [("observed_at", "2026-02-30T00:00:00Z"),
+                                         ("authority", 2 ** 63), ("value", deep(3000)),
+                                         ("value", math.inf), ("scope", 5)])
+def test_every_command_works_on_a_store_holding_one(tmp_path, field, value):
+    root = tmp_path / "s"
+    write_raw(root, [{**entry("M1", "svc", "k", "bad"), field: value}, entry("M2", "svc", "j", "x")])
+    for args in (["beliefs", root, "--json"], ["show", root, "M1", "--json"], ["held", root, "--json"],
+                 ["lineage", root, "M1", "--json"], ["conflicts", root, "--json"], ["audit", root, "--json"]):
+        done = inspector(*args)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (args, done.stderr[-500:])
+    shown = jsonsafe.loads(inspector("show", root, "M1", "--json").stdout)
+    assert shown["reason"] == "malformed" and f'"{field}"' in shown["malformed"]
+    found = json.loads(inspector("scan", root, "--json").stdout)["findings"]
+    assert [(f["rule"], f["memory_id"]) for f in found if f["rule"] == "entry.malformed"] == \
+        [("entry.malformed", "M1")]
+    assert inspector("audit", root, "--verify").returncode == 0
+
+
+def test_a_malformed_entry_can_be_quarantined_retracted_and_erased(tmp_path):
+    root = tmp_path / "s"
+    write_raw(root, [{**entry("M1", "svc", "k", "bad"), "observed_at": "2026-02-30T00:00:00Z"},
+                     {**entry("M2", "svc", "k", "bad"), "authority": 10 ** 30},
+                     {**entry("M3", "svc", "k", "sk-canary-value"), "value": deep(500)}])
+    store = Store(root, warn=False)
+    done = apply(store, plan(store, Request("quarantine", "contain", "oncall", ("M1",))))
+    assert done.affected == ["M1"]
+    done = apply(store, plan(store, Request("retract", "bad write", "oncall", ("M2",))))
+    assert done.affected == ["M2"]
+    done = apply(store, plan(store, Request("erase", "INC-7", "dana", ("M1", "M2", "M3"))))
+    assert sorted(done.erased) == ["M1", "M2", "M3"]
+    statuses = dict(Store(root, warn=False).con.execute(
+        "SELECT memory_id, status FROM entries ORDER BY 1").fetchall())
+    assert statuses == {"M1": "erased", "M2": "erased", "M3": "erased"}
+    assert b"2026-02-30" not in (root / "events.jsonl").read_bytes()
+    assert inspector("audit", root, "--verify").returncode == 0
+
+
+@pytest.mark.parametrize("field,value", CASES, ids=IDS)
+def test_ingest_refuses_what_would_be_malformed_and_writes_nothing(tmp_path, field, value):
+    root = tmp_path / "s"
+    init_store(root)
+    line = {**entry("M1", "svc", "k", "v"), field: value}
+    line.pop("status", None) if field != "status" else None
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(jsonsafe.iterative_dumps(line) + "\n", encoding="utf-8")
+    if field == "status":          # a feed's status is ignored: the gate decides
+        assert inspector("ingest", root, feed, "--json").returncode == 0
+        return
+    done = inspector("ingest", root, feed, "--json")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"line 1: field \"{field}\"" in done.stderr
+    assert (root / "events.jsonl").read_bytes() == b""
+
+
+def test_loader_and_audit_agree_on_a_byte_order_mark(tmp_path):
+    root = tmp_path / "s"
+    write_raw(root, [entry("M1", "svc", "k", "v"), entry("M2", "svc", "j", "w")])
+    log = root / "events.jsonl"
+    log.write_bytes(b"\xef\xbb\xbf" + log.read_bytes())
+    loaded = inspector("beliefs", root)
+    assert loaded.returncode == 2 and "line 1" in loaded.stderr and "byte-order mark" in loaded.stderr
+    audited = inspector("audit", root, "--verify", "--json")
+    assert audited.returncode == 1 and json.loads(audited.stdout)["first_bad_seq"] == 1
+
+
+def test_an_appended_line_with_a_duplicated_key_is_refused_like_audit_does(tmp_path):
+    root = tmp_path / "s"
+    write_raw(root, [entry("M1", "svc", "k", "v")])
+    store = Store(root, warn=False)
+    with LogWriter(store.paths) as writer:
+        writer.append([event_draft("write", "M2", "agent:x", after=entry("M2", "svc", "j", "w"))])
+    log = root / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    lines[1] = lines[1].replace(b'{"actor"', b'{"actor":"agent:y","actor"', 1)
+    log.write_bytes(b"".join(lines))
+    with pytest.raises(Exception) as refused:
+        store.refresh()
+    assert "line 2" in str(refused.value) and "duplicated key" in str(refused.value)
+    assert json.loads(inspector("audit", root, "--verify", "--json").stdout)["first_bad_seq"] == 2
+
+
+def test_a_lone_surrogate_line_is_refused_by_loader_and_audit_alike(tmp_path):
+    root = tmp_path / "s"
+    write_raw(root, [entry("M1", "svc", "k", "v")])
+    log = root / "events.jsonl"
+    log.write_bytes(log.read_bytes().replace(b'"value":"v"', b'"value":"\\ud800"'))
+    loaded = inspector("beliefs", root)
+    assert loaded.returncode == 2 and "line 1" in loaded.stderr and "Traceback" not in loaded.stderr
+    audited = inspector("audit", root, "--verify", "--json")
+    assert audited.returncode == 1 and json.loads(audited.stdout)["first_bad_seq"] == 1
+
+
+def test_as_of_beyond_the_calendar_is_exit_2(tmp_path):
+    root = tmp_path / "s"
+    write_raw(root, [entry("M1", "svc", "k", "v")])
+    done = inspector("beliefs", root, "--as-of", "9999-12-31T23:59:59-23:59")
+    assert done.returncode == 2 and "--as-of" in done.stderr and "Traceback" not in done.stderr
+
+
+# -- one validation: the loader's SQL and contract.entry_problem agree ------------------------
+
+FIELD_VALUES = st.one_of(
+    st.sampled_from([v for values in HOSTILE.values() for v in values if not isinstance(v, list)
+                     or len(v) < 10]),
+    st.text(max_size=8), st.integers(min_value=-(2 ** 40), max_value=2 ** 40),
+    st.none(), st.lists(st.text(max_size=3), max_size=2))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(mutations=st.dictionaries(st.sampled_from(sorted(HOSTILE)), FIELD_VALUES, max_size=3))
+@example(mutations={"observed_at": "2025-03-01t04:06:55z"})
+@example(mutations={"authority": 2 ** 31 - 1, "confidence": 1})
+@example(mutations={"tags": [], "justification": []})
+def test_sql_and_python_judge_entries_alike(tmp_path_factory, mutations):
+    state = {**entry("M1", "svc", "k", "v"), **mutations}
+    state.setdefault("status", "active")
+    if state.get("status") == "erased":
+        return
+    root = tmp_path_factory.mktemp("s") / "s"
+    write_raw(root, [state])
+    store = Store(root, warn=False)
+    sql_says = store.con.execute("SELECT malformed FROM entries").fetchone()[0]
+    assert (sql_says is None) == (contract.entry_problem(state) is None), (state, sql_says)
