@@ -14,7 +14,8 @@ from pathlib import Path
 from . import jsonsafe
 from .chain import GENESIS, line_bytes, new_salt, seal_after
 from .errors import BadInput
-from .logfile import LOG_NAME, StorePaths, last_line, read_tail
+from .batches import whole_tail
+from .logfile import LOG_NAME, StorePaths, last_line
 from .files import DIR_MODE, FILE_MODE, fsync_dir, make_dir, replace_file, write_all, write_file, _hook
 from .model import now_text
 from .recovery import settle_certificates
@@ -36,6 +37,9 @@ def event_draft(op: str, memory_id: str, actor: str, *, before=None, after=None,
     """An event without seq, at, digests and chain fields; the writer fills them in."""
     return {"actor": actor, "op": op, "memory_id": memory_id, "batch": batch,
             "body": {"before": before, "after": after, "reason": reason, "salt": new_salt()}}
+
+
+WRITE_CHUNK = 1 << 16     # a crash can fall between chunks: readers set a partial batch aside
 
 
 class LogWriter:
@@ -67,7 +71,7 @@ class LogWriter:
             self._lock_fd = None
 
     def _recover_torn(self) -> None:
-        tail = read_tail(self.paths.log)
+        tail = whole_tail(self.paths.log)
         if not tail.torn:
             return
         from .files import save_aside
@@ -94,6 +98,9 @@ class LogWriter:
         """Seal the drafts after the current head, write them in one go, fsync; return them."""
         if not drafts:
             return []
+        batches = {d.get("batch") for d in drafts}
+        if len(drafts) > 1 and len(batches) == 1 and None not in batches:
+            drafts = [{**d, "batch_size": len(drafts)} for d in drafts]   # all or nothing
         events = seal_after(drafts, self.seq, self.prev, now_text())
         self._write(b"".join(line_bytes(e) for e in events))
         self.seq, self.prev = events[-1]["seq"], events[-1]["hash"]
@@ -103,7 +110,10 @@ class LogWriter:
         fd = os.open(self.paths.log, os.O_WRONLY | os.O_APPEND)
         try:
             _hook("before_write")
-            write_all(fd, data)
+            for start in range(0, len(data), WRITE_CHUNK):
+                if start:
+                    _hook("mid_write")
+                write_all(fd, data[start:start + WRITE_CHUNK])
             _hook("after_write")
             os.fsync(fd)
         finally:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from . import jsonsafe
 from .chain import GENESIS, body_digest, canonical, line_hash, sha256_hex
-from .logfile import StorePaths, read_tail
+from .batches import whole_tail
+from .logfile import StorePaths
 from .model import OPS
 
 _HEX = set("0123456789abcdef")
@@ -106,7 +107,7 @@ class _Walk:
     def __init__(self, paths: StorePaths, report: Report):
         self.paths, self.report = paths, report
         self.expected, self.prev_hash, self.chained = 1, GENESIS, False
-        self.prev_consistent = False     # the line before verified against its own hash
+        self.prev_consistent = False     # the line before is in its place and matches its hash
         self.hashes: dict[int, str] = {}
         self.redactions: list[tuple[int, str, str]] = []        # seq, memory_id, certificate
         self.erasures: dict[tuple[str, str], tuple[int, str]] = {}  # (memory_id, cert) -> seq, digest
@@ -130,12 +131,13 @@ class _Walk:
             self.prev_hash = event.get("hash") if isinstance(event.get("hash"), str) else None
             self.prev_consistent = False
             return
-        if event["seq"] != seq:
+        in_place = event["seq"] == seq
+        if not in_place:
             self.problem(seq, f"line {seq} holds seq {event['seq']} (expected {seq}): "
                               "a line was deleted, swapped, duplicated or inserted")
         self.report.events += 1
         self._body(seq, raw, event)
-        self._link(seq, event)
+        self._link(seq, event, in_place)
 
     def _body(self, seq: int, raw: bytes, event: dict) -> None:
         body = event["body"]
@@ -151,7 +153,7 @@ class _Walk:
             self.erasures[(event["memory_id"], after["certificate"])] = (
                 seq, after.get("certificate_digest"))
 
-    def _link(self, seq: int, event: dict) -> None:
+    def _link(self, seq: int, event: dict, in_place: bool = True) -> None:
         if "hash" not in event:
             if self.chained:
                 self.problem(seq, f"seq {seq}: unchained line after a chained one")
@@ -161,20 +163,21 @@ class _Walk:
             return
         expected_prev = self.prev_hash if self.chained else GENESIS
         if self.chained and expected_prev is not None and event["prev"] != expected_prev:
-            self._broken_link(seq)
+            self._broken_link(seq, in_place)
         elif not self.chained and event["prev"] != GENESIS:
             self.problem(seq, f"seq {seq}: the first chained line must have prev of 64 zeros")
         consistent = line_hash(event) == event["hash"]
         if not consistent:
             self.problem(seq, f"seq {seq}: hash does not match the line (a header was changed)")
         self.chained = True
-        self.prev_hash, self.prev_consistent = event["hash"], consistent
+        self.prev_hash, self.prev_consistent = event["hash"], consistent and in_place
         self.hashes[seq] = event["hash"]
 
-    def _broken_link(self, seq: int) -> None:
-        """seq's prev is not the hash of seq - 1. When seq - 1 is consistent with its own
-        hash, it was rewritten and re-hashed (or seq was): report at the earlier line."""
-        if self.prev_consistent:
+    def _broken_link(self, seq: int, in_place: bool) -> None:
+        """seq's prev is not the hash of seq - 1. When both lines stand in their places and
+        seq - 1 is consistent with its own hash, one of them was rewritten and re-hashed:
+        report at the earlier line."""
+        if self.prev_consistent and in_place:
             self.problem(seq - 1, f"seq {seq - 1} or seq {seq} was rewritten: seq {seq}'s prev "
                                   f"does not match the hash of seq {seq - 1}, whose own digests "
                                   "are consistent (a line edited and re-hashed)")
@@ -204,7 +207,7 @@ class _Walk:
 def verify(paths: StorePaths, expect_head: str | None = None) -> Report:
     """Walk the whole log; the report's first problem is at the first affected seq."""
     report = Report()
-    tail = read_tail(paths.log)
+    tail = whole_tail(paths.log)
     report.torn_bytes = len(tail.torn)
     walk = _Walk(paths, report)
     with open(paths.log, "rb") as f:

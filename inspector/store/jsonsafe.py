@@ -18,7 +18,12 @@ import re
 DEEP = 200           # below this many brackets a value cannot be deep enough to matter
 
 
-class DuplicateKey(ValueError):
+class NotStrict(ValueError):
+    """Valid JSON to a lenient reader, but not a valid line: a byte-order mark, a duplicate
+    key, a lone surrogate escape."""
+
+
+class DuplicateKey(NotStrict):
     pass
 
 
@@ -27,7 +32,7 @@ def _pairs(pairs: list[tuple[str, object]]) -> dict:
     if len(out) != len(pairs):
         seen: set[str] = set()
         key = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise DuplicateKey(f"duplicated key {key[:40]!r}")
+        raise DuplicateKey(f"duplicate key {key[:40]!r}")
     return out
 
 
@@ -35,16 +40,16 @@ def loads(data: str | bytes):
     """The strict reading of one JSON document (see the module docstring)."""
     if isinstance(data, bytes):
         if data.startswith(b"\xef\xbb\xbf"):
-            raise ValueError("starts with a byte-order mark")
+            raise NotStrict("starts with a byte-order mark")
         data = data.decode("utf-8")
     elif data.startswith("\ufeff"):
-        raise ValueError("starts with a byte-order mark")
+        raise NotStrict("starts with a byte-order mark")
     if data.count("[") + data.count("{") < DEEP:
         value = json.loads(data, object_pairs_hook=_pairs)
     else:
         value = _IterativeParser(data).parse()
     if "\\u" in data and _SURROGATE_ESCAPE.search(data) and _has_lone_surrogate(value):
-        raise ValueError("holds a lone surrogate escape (not valid Unicode)")
+        raise NotStrict("holds a lone surrogate escape (not valid Unicode)")
     return value
 
 
@@ -194,7 +199,7 @@ class _IterativeParser:
                 if not isinstance(value, str):
                     raise ValueError("object keys must be strings")
                 if value in container or value == frame[1]:
-                    raise DuplicateKey(f"duplicated key {value[:40]!r}")
+                    raise DuplicateKey(f"duplicate key {value[:40]!r}")
                 frame[1], frame[2] = value, "colon"
                 continue
             if frame[2] not in ("first", "value"):

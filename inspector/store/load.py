@@ -19,6 +19,7 @@ from typing import Iterator
 import duckdb
 
 from . import jsonsafe
+from .batches import whole_tail
 from .chain import GENESIS, line_bytes, seal_after
 from .errors import LogProblem
 from .logfile import (StorePaths, Tail, count_lines, decode_lines, last_line, read_lines,
@@ -105,7 +106,7 @@ class Store:
     # -- the whole log ----------------------------------------------------------------------
 
     def _load_all(self) -> None:
-        tail = read_tail(self.paths.log)
+        tail = whole_tail(self.paths.log)
         self.state.inode = os.stat(self.paths.log).st_ino
         if tail.end > 0:
             try:
@@ -187,8 +188,9 @@ class Store:
         self.state.warnings = [w for w in self.state.warnings if "incomplete last line" not in w]
         if tail.torn:
             self.state.warnings.append(
-                f"{self.paths.log}: ignored an incomplete last line ({len(tail.torn)} bytes at "
-                f"offset {tail.end}); the next append moves it to torn/{tail.end}")
+                f"{self.paths.log}: ignored an incomplete last line or an unfinished batch "
+                f"({len(tail.torn)} bytes at offset {tail.end}); the next append moves it to "
+                f"torn/{tail.end}")
 
     def _drop_scratch(self) -> None:
         for name in SCRATCH:
@@ -207,7 +209,7 @@ class Store:
             if st.st_ino != self.state.inode or st.st_size < self.state.offset:
                 self.reload()
                 return self.state.seq - before
-            tail = read_tail(self.paths.log, self.state.offset)
+            tail = whole_tail(self.paths.log, self.state.offset)
             if tail.end > self.state.offset:
                 lines = decode_lines(read_lines(self.paths.log, self.state.offset, tail.end))
                 self._stage_lines(lines, before + 1)
@@ -272,6 +274,8 @@ def _strict_error(text: str | None) -> str | None:
         return None
     try:
         jsonsafe.loads(text)
-    except ValueError as exc:
+    except jsonsafe.NotStrict as exc:
         return str(exc)
+    except ValueError:
+        return None            # not JSON at all: the SQL says so in its own words
     return None

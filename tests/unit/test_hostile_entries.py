@@ -157,7 +157,7 @@ def test_an_appended_line_with_a_duplicated_key_is_refused_like_audit_does(tmp_p
     log.write_bytes(b"".join(lines))
     with pytest.raises(Exception) as refused:
         store.refresh()
-    assert "line 2" in str(refused.value) and "duplicated key" in str(refused.value)
+    assert "line 2" in str(refused.value) and "duplicate key" in str(refused.value)
     assert json.loads(inspector("audit", root, "--verify", "--json").stdout)["first_bad_seq"] == 2
 
 

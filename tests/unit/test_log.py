@@ -70,21 +70,34 @@ def test_envelope_fields_are_checked(tmp_path, field, value, reason):
 
 
 @pytest.mark.parametrize("field, value, reason", [
-    ("kind", "rumour", 'field "body.after.kind" is missing or not one of observation, claim, inference, summary'),
-    ("authority", "3", 'field "body.after.authority" is not an integer'),
-    ("authority", 2.5, 'field "body.after.authority" is not an integer'),
-    ("confidence", 1.5, 'field "body.after.confidence" is not a number from 0 to 1'),
-    ("observed_at", "yesterday", 'field "body.after.observed_at" is missing or not an RFC 3339 time'),
-    ("source", "somewhere", 'field "body.after.source" is missing or not class:id (user, operator, system, agent, tool, document, web)'),
-    ("id", "M99", "body.after.id does not match memory_id"),
-    ("justification", "M1", 'field "body.after.justification" is not a list of ids'),
-    ("status", "deleted", 'field "body.after.status" is missing or unknown'),
+    ("kind", "rumour", 'field "kind" must be observation, claim, inference or summary'),
+    ("authority", "3", 'field "authority" must be an integer'),
+    ("authority", 2.5, 'field "authority" must be an integer'),
+    ("confidence", 1.5, 'field "confidence" must be a number from 0 to 1 or null'),
+    ("observed_at", "yesterday", 'field "observed_at" must be an RFC 3339 time: a real calendar '
+                                 'date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'),
+    ("source", "somewhere", 'field "source" must be class:id[/detail] with class user, operator, '
+                            'system, agent, tool, document or web'),
+    ("justification", "M1", 'field "justification" must be a list of ids'),
+    ("status", "deleted", 'field "status" must be one of held, active, rejected, quarantined, '
+                          'retracted, expired, erased'),
 ])
-def test_entry_states_are_checked(tmp_path, field, value, reason):
+def test_an_entry_state_that_breaks_the_contract_loads_as_malformed(tmp_path, field, value, reason):
+    """DESIGN §2.2: malformed entries stay curatable — loaded with field and reason, never a
+    belief; the load does not stop."""
     store = small(tmp_path)
     edit_line(store, 4, lambda e: e["body"]["after"].__setitem__(field, value))
+    loaded = Store(store, warn=False)
+    memory_id = loaded.con.execute("SELECT memory_id FROM versions WHERE seq = 4").fetchone()[0]
+    assert loaded.con.execute("SELECT malformed FROM entries WHERE memory_id = ?",
+                              [memory_id]).fetchone()[0] == reason
+
+
+def test_a_state_whose_id_is_not_its_events_stops_the_load(tmp_path):
+    store = small(tmp_path)
+    edit_line(store, 4, lambda e: e["body"]["after"].__setitem__("id", "M99"))
     problem = load_error(store)
-    assert (problem.line, problem.seq, problem.reason) == (4, 4, reason)
+    assert (problem.line, problem.seq, problem.reason) == (4, 4, "body.after.id does not match memory_id")
 
 
 def test_the_first_of_several_bad_lines_is_named_with_a_count(tmp_path):
