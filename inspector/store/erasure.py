@@ -5,10 +5,16 @@ state, replaces the body of every earlier event of those entries with {"erased":
 digests stay, so the chain still verifies), rewrites the log atomically, deletes torn files
 and caches, and writes a certificate that holds no erased value. The salted subject digest in
 the erase events is the suppression list the write gate checks later writes against.
+
+The reason is kept, so it is refused when it quotes the subject or any text of what is erased
+(compared after NFKC, case folding and removal of invisible characters). The writes come in an
+order recovery.py can finish or undo after a crash at any point; a write that fails (a full
+disk) is settled at once and reported in one line, leaving the log as it was.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -25,7 +31,7 @@ from .errors import BadInput, InspectorError, Refused
 from .load import Store
 from .model import now_text
 from .queries import sql
-from .recovery import PENDING, drop_residue, settle_certificates
+from .recovery import PENDING, drop_residue, log_names, settle_certificates
 
 LEGAL_HOLD = "legal_hold"
 
@@ -105,11 +111,12 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
     if not erased:
         raise Refused("nothing to erase: no live entry matches (retained under legal hold: "
                       f"{len(retained)}); nothing written")
-    _check_reason(store, request, erased)
     seqs = [s for (s,) in store.con.execute(sql("erase_seqs"), {"ids": erased}).fetchall()]
+    _check_reason(store, request, seqs)
     counts = {"entries": len(erased), "events_redacted": len(seqs), "retained": len(retained)}
     for i in erased:
-        counts[rows[i][2]] = counts.get(rows[i][2], 0) + 1
+        kind = rows[i][2] if isinstance(rows[i][2], str) else "unknown"   # a malformed entry
+        counts[kind] = counts.get(kind, 0) + 1
     salt = secrets.token_hex(16) if request.subject is not None else None
     return ErasurePlan(action, request, erased, retained, seqs, counts, store.head, salt)
 
@@ -130,15 +137,14 @@ def fold(text: str) -> str:
     return " ".join(normalize(normalize(text).casefold()).split())
 
 
-def _check_reason(store: Store, request: Request, erased: list[str]) -> None:
+def _check_reason(store: Store, request: Request, seqs: list[int]) -> None:
     """The reason stays in the log and the certificate: it must not carry what is erased —
     the subject, or any text of an erased entry's events (DESIGN §6)."""
     reason = fold(request.reason)
     if request.subject and fold(request.subject) and fold(request.subject) in reason:
         raise Refused("the reason names the subject, and the reason is kept: write a reason "
                       "without it (e.g. the request's ticket id); nothing written")
-    seqs = {s for (s,) in store.con.execute(sql("erase_seqs"), {"ids": erased}).fetchall()}
-    for what, text in _texts(store, seqs):
+    for what, text in _texts(store, set(seqs)):
         folded = fold(text)
         if len(folded) >= SHORTEST and folded in reason:
             raise Refused(f"the reason quotes {what} being erased, and the reason is kept: write "
@@ -234,25 +240,32 @@ def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[di
         os.rename(pending, pending.with_name(f"{certificate_id}.json"))
         fsync_dir(paths.certificates)
     except OSError as exc:
-        done = _settle(store, certificate_id)
+        state = _settle(store, certificate_id)
+        if state == "done":
+            return                      # only a last fsync failed: recovery finished it at once
         what = exc.strerror or exc.__class__.__name__
-        if done:
-            raise WriteFailed(f"the erasure is written, but finishing it failed ({what}); the "
+        if state == "written":
+            raise WriteFailed(f"the erasure is in the log, but finishing it failed ({what}); the "
                               "next command that writes finishes it") from None
+        fix = "free some space" if exc.errno == errno.ENOSPC else "fix that"
         raise WriteFailed(f"cannot erase: writing to {paths.root} failed ({what}); nothing was "
-                          "changed: free some space and run erase again") from None
+                          f"changed: {fix} and run erase again") from None
     except BaseException:
         _settle(store, certificate_id)
         raise
 
 
-def _settle(store: Store, certificate_id: str) -> bool:
-    """After a failed write: finish or undo as recovery does; whether the erasure stands."""
+def _settle(store: Store, certificate_id: str) -> str:
+    """After a failed write, finish or undo at once as recovery does: "done" (the erasure
+    stands, certificate and all), "written" (the log is erased, the rest is left to the next
+    writer's recovery) or "undone" (nothing changed)."""
     try:
         settle_certificates(store.paths)
     except OSError:
         pass                                    # the next writer's recovery tries again
-    return (store.paths.certificates / f"{certificate_id}.json").exists()
+    if (store.paths.certificates / f"{certificate_id}.json").exists():
+        return "done"
+    return "written" if log_names(store.paths, certificate_id) else "undone"
 
 
 def _erase_events(plan: ErasurePlan, certificate_id: str, writer: LogWriter):
