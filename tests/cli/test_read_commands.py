@@ -17,6 +17,10 @@ def beliefs(store, *args):
     return {(b["scope"], b["entity"], b["attribute"]): b for b in result.json["beliefs"]}
 
 
+# Most tests run the commands in-process (Typer's CliRunner); those that pin the JSON contract,
+# the exit codes and what reaches a real terminal run `python -m inspector` as a subprocess.
+
+
 def test_branch_contamination_beliefs(sample):
     rows = beliefs(sample("branch-contamination"))
     legacy = "repo:svc/branch:legacy-v2"
@@ -135,16 +139,16 @@ def test_whole_store_commands_refuse_scope(sample, tmp_path, command):
 
 def test_bad_times_and_unknown_ids_are_one_line_errors(sample):
     store = sample("moved-city")
-    bad = inspector("beliefs", store, "--as-of", "yesterday")
+    bad = inspector("beliefs", store, "--as-of", "yesterday", subprocess_run=True)
     assert bad.code == 2
     assert bad.stderr == ("error: --as-of: 'yesterday' is not an RFC 3339 time; write e.g. "
                           "2025-03-01T04:06:55Z\n")
-    missing = inspector("lineage", store, "NOPE", "--json")
+    missing = inspector("lineage", store, "NOPE", "--json", subprocess_run=True)
     assert missing.code == 2 and missing.stderr.count("\n") == 1
 
 
 def test_not_a_store(tmp_path):
-    result = inspector("beliefs", tmp_path / "nothing")
+    result = inspector("beliefs", tmp_path / "nothing", subprocess_run=True)
     assert result.code == 2
     assert result.stderr == f"error: {tmp_path / 'nothing'} is not a store directory; create one with `inspector init {tmp_path / 'nothing'}`\n"
 
@@ -159,18 +163,18 @@ def test_a_store_others_can_read_gets_one_warning(sample):
 
 def test_audit_summary_and_verify(sample):
     store = sample("moved-city")
-    summary = inspector("audit", store, "--json").json
+    summary = inspector("audit", store, "--json", subprocess_run=True).json
     assert (summary["ok"], summary["events"], summary["redacted"]) == (None, 6, 0)
-    verified = inspector("audit", store, "--verify", "--json")
+    verified = inspector("audit", store, "--verify", "--json", subprocess_run=True)
     assert verified.code == 0 and verified.json["ok"] is True
     assert verified.json["head"] == summary["head"]
     assert inspector("audit", store, "--expect-head", summary["head"], "--json").code == 0
-    bad = inspector("audit", store, "--expect-head", "6:" + "0" * 64, "--json")
+    bad = inspector("audit", store, "--expect-head", "6:" + "0" * 64, "--json", subprocess_run=True)
     assert (bad.code, bad.json["first_bad_seq"]) == (1, 6)
 
 
 def test_human_output_shows_hostile_text_literally_and_inert(sample):
-    result = inspector("show", sample("branch-contamination"), "M10")
+    result = inspector("show", sample("branch-contamination"), "M10", subprocess_run=True)
     assert result.code == 0
     assert "[bold]URGENT[/bold] [/oops]" in result.stdout
     assert "\\x1b]52;c;cHduZWQ=\\x07" in result.stdout
