@@ -62,3 +62,9 @@ ORDER BY memory_id
 -- name: scan_malformed
 -- entry.malformed: entries whose current state breaks the entry contract (kept, never judged).
 SELECT memory_id, status, malformed FROM entries WHERE malformed IS NOT NULL ORDER BY memory_id
+
+-- name: scan_policy_keys
+-- policy.protected_key: the key and writer of every active entry (the policy's globs are
+-- matched in Python, the same code the gate runs).
+SELECT memory_id, entity, attribute, source, authority FROM entries
+WHERE status = 'active' AND malformed IS NULL ORDER BY memory_id

@@ -4,7 +4,7 @@ one app in `common`; the TUI is imported only by `open` and `demo` when they run
 
 from __future__ import annotations
 
-from . import write, read, actions, tui, importers  # noqa: F401,I001  (they register commands, in this order)
+from . import write, read, actions, policy, tui, importers  # noqa: F401,I001  (they register commands, in this order)
 from .common import app
 
 

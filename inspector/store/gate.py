@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import detect
+from . import detect, policy
 from .chain import sha256_hex
 from .model import principal, segments
 
 RULE = "rule_from_untrusted_source"
 SECRET = "secret"
+PROTECTED = "protected_key"
 SUPPRESSED = "suppressed_subject"
 UNSUPPORTED = "unsupported_summary"
-REASONS = (SUPPRESSED, SECRET, RULE, UNSUPPORTED)   # priority when several apply
+REASONS = (SUPPRESSED, SECRET, PROTECTED, RULE, UNSUPPORTED)   # priority when several apply
 
 
 def subject_digest(salt: str, subject: str) -> str:
@@ -68,12 +69,37 @@ def secret_finding(entry: dict) -> detect.Finding | None:
     return _first(entry, detect.secret)
 
 
-def text_reason(entry: dict, suppression: Suppression) -> str | None:
-    """Every reason but unsupported_summary (which needs the store), highest priority first."""
+@dataclass(frozen=True)
+class Hold:
+    reason: str        # the held_reason
+    detail: str        # what matched, for the hold event's reason (a secret masked)
+
+
+def judge(entry: dict, suppression: Suppression, key_policy: policy.Policy = policy.DEFAULT
+          ) -> Hold | None:
+    """Every reason but unsupported_summary (which needs the store), highest priority first,
+    with what matched."""
     if suppression.digests and suppression.matches(entry):
-        return SUPPRESSED
-    if entry.get("sensitivity") == "secret" or secret_finding(entry):
-        return SECRET
-    if not is_trusted(entry) and (entry.get("layer") == "procedural" or rule_finding(entry)):
-        return RULE
+        return Hold(SUPPRESSED, "suppressed_subject: it names a data subject erased before")
+    if entry.get("sensitivity") == "secret":
+        return Hold(SECRET, "secret: sensitivity is secret")
+    found = secret_finding(entry)
+    if found:
+        return Hold(SECRET, f"secret: {found.category}: {found.excerpt}")
+    breach = key_policy.breach(entry)
+    if breach is not None:
+        return Hold(PROTECTED, key_policy.reason(entry, breach))
+    if not is_trusted(entry):
+        if entry.get("layer") == "procedural":
+            return Hold(RULE, f"{RULE}: a procedural entry from {entry.get('source')}")
+        hit = rule_finding(entry)
+        if hit:
+            return Hold(RULE, f"{RULE}: {hit.category}: {hit.excerpt!r}")
     return None
+
+
+def text_reason(entry: dict, suppression: Suppression,
+                key_policy: policy.Policy = policy.DEFAULT) -> str | None:
+    """The held_reason alone (see judge)."""
+    held = judge(entry, suppression, key_policy)
+    return held.reason if held else None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import jsonsafe
-from . import gate
+from . import gate, policy
 from .append import LogWriter, event_draft
 from .audit import parse_line
 from .errors import BadInput
@@ -70,6 +70,7 @@ class _Planner:
         self.current: dict[str, dict] = {}   # id -> state, for ids seen in this feed
         rows = store.con.execute(sql("suppressed_subjects")).fetchall()
         self.suppression = gate.Suppression({(salt, digest) for salt, digest in rows})
+        self.policy = policy.load(store.paths)
 
     def state_of(self, memory_id: str) -> dict | None:
         if memory_id in self.current:
@@ -86,7 +87,7 @@ class _Planner:
         before = self.state_of(memory_id)
         if before is not None and before.get("status") == "erased":
             raise ValueError(f"id {memory_id} was erased; an erased id is never reused")
-        admitted = admit(before, line, self.suppression, self.actor)
+        admitted = admit(before, line, self.suppression, self.actor, key_policy=self.policy)
         if admitted.draft is not None:
             self.current[memory_id] = admitted.draft["body"]["after"]
         return admitted.draft, admitted.kind
@@ -105,6 +106,8 @@ def _hold_unsupported(store: Store, drafts: list[dict]) -> None:
         draft = summaries[memory_id]
         draft["op"] = "hold"
         draft["body"]["after"].update(status="held", held_reason=gate.UNSUPPORTED)
+        draft["body"]["reason"] = (f"{gate.UNSUPPORTED}: a summary that what it cites does not "
+                                   "support (see `inspector show` for its rivals and lineage)")
 
 
 def plan_feed(store: Store, feed: list[tuple[int, dict | str]], actor: str,

@@ -7,14 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import beliefs, detect, gate, jsonsafe, lineage
+from . import beliefs, detect, gate, jsonsafe, lineage, policy
 from .load import Store
 from .model import SEVERITIES, now_utc
 from .queries import sql
 
 RULES = {
     "poison.rule_from_untrusted": "high", "secret.value": "high", "scope.leak": "high",
-    "entry.malformed": "high",
+    "entry.malformed": "high", "policy.protected_key": "high",
     "summary.unsupported": "medium", "echo.single_source": "medium", "lineage.cycle": "medium",
     "lineage.dangling": "medium", "belief.contested": "medium", "pii.no_subject": "medium",
     "validity.expired_active": "low",
@@ -87,6 +87,18 @@ def _malformed(store: Store) -> list[Finding]:
             for m, status, problem in store.con.execute(sql("scan_malformed")).fetchall()]
 
 
+def _protected(store: Store) -> list[Finding]:
+    """policy.protected_key: active entries the key policy in force would hold."""
+    key_policy = policy.load(store.paths)
+    found = []
+    for m, entity, attribute, source, authority in store.con.execute(sql("scan_policy_keys")).fetchall():
+        state = {"entity": entity, "attribute": attribute, "source": source, "authority": authority}
+        rule = key_policy.breach(state)
+        if rule is not None:
+            found.append(Finding("policy.protected_key", m, f"{m}: {key_policy.reason(state, rule)}"))
+    return found
+
+
 def _expired(store: Store) -> list[Finding]:
     return [Finding("validity.expired_active", m, f"{m} expired at {at:%Y-%m-%dT%H:%M:%SZ} and is "
                                                   "still active: `inspector expire STORE --due`")
@@ -139,7 +151,7 @@ def _text_findings(m: str, status: str, entry: dict, subject, sensitivity) -> li
     return out
 
 
-SQL_RULES = (_malformed, _scope_leaks, _unsupported, _echoes, _cycles, _dangling, _contested, _expired)
+SQL_RULES = (_malformed, _protected, _scope_leaks, _unsupported, _echoes, _cycles, _dangling, _contested, _expired)
 
 
 def scan(store: Store, progress: Progress | None = None,

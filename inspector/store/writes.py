@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import gate
+from . import gate, policy
 from .append import event_draft
 from .contract import entry_problem
 from .model import ENTRY_DEFAULTS
@@ -36,8 +36,10 @@ def merged(before: dict | None, fields: dict) -> dict:
 
 
 def admit(before: dict | None, fields: dict, suppression: gate.Suppression, actor: str, *,
-          reason: str | None = None, batch: str | None = None) -> Admitted:
-    """The event that writes `fields` over `before`: a write, an update or a hold."""
+          reason: str | None = None, batch: str | None = None,
+          key_policy: policy.Policy = policy.DEFAULT) -> Admitted:
+    """The event that writes `fields` over `before`: a write, an update or a hold (whose
+    reason names what matched)."""
     after = merged(before, fields)
     kind = "update" if before else "write"
     if before is not None and after == before:
@@ -45,9 +47,10 @@ def admit(before: dict | None, fields: dict, suppression: gate.Suppression, acto
     problem = entry_problem(after)
     if problem:
         raise InvalidEntry(problem)
-    held = gate.text_reason(after, suppression)
+    held = gate.judge(after, suppression, key_policy)
     if held:
-        after.update(status="held", held_reason=held)
+        after.update(status="held", held_reason=held.reason)
+        reason = held.detail if reason is None else f"{reason}; {held.detail}"
     op = "hold" if held else kind
     return Admitted(event_draft(op, after["id"], actor, before=before, after=after, reason=reason,
-                                batch=batch), kind, held)
+                                batch=batch), kind, held.reason if held else None)
