@@ -27,3 +27,16 @@ def write_store(root: Path, events: list[tuple[str, str, dict]], actor: str = "a
     with LogWriter(paths) as writer:
         writer.append(drafts)
     return root
+
+
+def deep(n: int, leaf=None) -> list:
+    """A list nested n levels deep (a hostile value), holding `leaf` at the bottom if given."""
+    root: list = []
+    node = root
+    for _ in range(n - 1):
+        child: list = []
+        node.append(child)
+        node = child
+    if leaf is not None:
+        node.append(leaf)
+    return root

@@ -25,22 +25,12 @@ from inspector.cli import app
 from inspector.store import jsonsafe
 from inspector.store.append import LogWriter, event_draft, init_store
 from inspector.store.logfile import store_paths
-from storegen import entry
+from storegen import deep, entry
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
 CANARY = "zq-canary-7f3e"
 runner = CliRunner()
 
-
-def deep(n: int, leaf) -> list:
-    root: list = []
-    node = root
-    for _ in range(n - 1):
-        child: list = []
-        node.append(child)
-        node = child
-    node.append(leaf)
-    return root
 
 
 TIMES = st.sampled_from([

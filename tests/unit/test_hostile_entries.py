@@ -22,17 +22,8 @@ from inspector.store.actions import Request
 from inspector.store.append import LogWriter, event_draft, init_store
 from inspector.store.load import Store
 from inspector.store.registry import apply, plan
-from storegen import entry
+from storegen import deep, entry
 
-
-def deep(n: int) -> list:
-    root: list = []
-    node = root
-    for _ in range(n - 1):
-        child: list = []
-        node.append(child)
-        node = child
-    return root
 
 
 HOSTILE = {
