@@ -34,11 +34,6 @@ WHERE memory_id IN (SELECT unnest($ids::VARCHAR[])) ORDER BY memory_id
 SELECT seq FROM versions
 WHERE memory_id IN (SELECT unnest($ids::VARCHAR[])) AND NOT redacted ORDER BY seq
 
--- name: erase_values
--- The string values of every version of the entries to erase (to keep them out of the reason).
-SELECT DISTINCT value ->> '$' FROM versions
-WHERE memory_id IN (SELECT unnest($ids::VARCHAR[])) AND json_type(value) = 'VARCHAR'
-
 -- name: suppressed_subjects
 -- The suppression list (DESIGN §6): salted digests of erased subjects, from erase events.
 SELECT DISTINCT subject_salt, subject_digest FROM versions

@@ -107,7 +107,7 @@ class LogWriter:
         return events
 
     def _write(self, data: bytes) -> None:
-        fd = os.open(self.paths.log, os.O_WRONLY | os.O_APPEND)
+        fd = os.open(self.paths.log, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
         try:
             _hook("before_write")
             for start in range(0, len(data), WRITE_CHUNK):

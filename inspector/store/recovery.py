@@ -28,7 +28,7 @@ def settle_certificates(paths: StorePaths) -> None:
     """Finish or undo a crashed erasure, and delete stale temp files (see the module doc)."""
     stale = remove_stale_temps(paths)
     pending = _pending(paths)
-    finished = [p for p in pending if _log_names(paths, p.name[: -len(PENDING)])]
+    finished = [p for p in pending if log_names(paths, p.name[: -len(PENDING)])]
     if finished:
         drop_residue(paths)
     for path in pending:
@@ -67,7 +67,7 @@ def _pending(paths: StorePaths) -> list:
     return sorted(p for p in paths.certificates.iterdir() if p.name.endswith(PENDING))
 
 
-def _log_names(paths: StorePaths, certificate_id: str) -> bool:
+def log_names(paths: StorePaths, certificate_id: str) -> bool:
     """Whether the log holds the erase events of `certificate_id` (read in blocks: a big log
     is never read into memory at once)."""
     needle = f'"certificate":"{certificate_id}"'.encode()

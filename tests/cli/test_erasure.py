@@ -102,8 +102,11 @@ def test_erase_by_id_takes_descendants_and_keeps_no_suppression(sample):
 ])
 def test_the_reason_may_not_carry_what_is_erased(sample, reason, fragment):
     store = sample("moved-city")
+    before = (store / "events.jsonl").read_bytes()
     result = erase(store, "--subject", "user:42", "--reason", reason)
-    assert result.code == 2 and fragment in result.stderr
+    assert result.code == 3 and fragment in result.stderr
+    assert (store / "events.jsonl").read_bytes() == before      # nothing written
+    assert not (store / "certificates").exists()
 
 
 def forms(canary: str) -> list[bytes]:
