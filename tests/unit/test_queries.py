@@ -252,14 +252,15 @@ def test_the_fast_read_and_the_problems_it_finds(bc, tmp_path):
 def test_numbered_lines_and_their_problems(bc):
     con = bc.con
     good = json.dumps(log_lines(bc.root)[0])
-    con.execute(sql("raw_lines"), {"line_nos": [1, 2, 3, 4, 5],
-                                   "texts": [good, None, "  ", "[1]", "{oops"]})
+    con.execute(sql("raw_lines"), {"line_nos": [1, 2, 3, 4, 5, 6],
+                                   "texts": [good, None, "  ", "[1]", "{oops", good],
+                                   "errors": [None, None, None, None, None, "duplicate key 'seq'"]})
     con.execute(sql("raw_parse_lines"))
     con.execute(sql("raw_view_lines"))
     assert rows(con, "log_problems", first_line=1, prev_seq=0, chained_before=False,
                 rfc3339=RFC3339, ops=list(OPS)) == [
         (2, None, "not valid UTF-8"), (3, None, "empty line"), (4, None, "not a JSON object"),
-        (5, None, "not valid JSON")]
+        (5, None, "not valid JSON"), (6, None, "not valid JSON (duplicate key 'seq')")]
 
 
 def test_staged_lines_and_their_state_problems(bc):
@@ -268,14 +269,16 @@ def test_staged_lines_and_their_state_problems(bc):
     lines[1]["body"]["after"]["id"] = "X"
     lines[2]["body"]["after"]["kind"] = "rumour"
     del lines[0]["hash"], lines[0]["prev"]
-    con.execute(sql("raw_lines"), {"line_nos": [1, 2, 3], "texts": [json.dumps(x) for x in lines]})
+    con.execute(sql("raw_lines"), {"line_nos": [1, 2, 3], "texts": [json.dumps(x) for x in lines],
+                                   "errors": [None, None, None]})
     con.execute(sql("raw_parse_lines"))
     con.execute(sql("raw_view_lines"))
     con.execute(sql("staged"))
-    assert rows(con, "state_problems", kinds=list(KINDS), statuses=list(STATUSES),
-                layers=list(LAYERS), source_re=SOURCE_RE, rfc3339=RFC3339) == [
-        (2, 2, "body.after.id does not match memory_id"),
-        (3, 3, 'field "body.after.kind" is missing or not one of observation, claim, inference, summary')]
+    assert rows(con, "state_problems") == [(2, 2, "body.after.id does not match memory_id")]
+    con.execute(sql("staged_malformed"), {"kinds": list(KINDS), "statuses": list(STATUSES),
+                                          "layers": list(LAYERS), "source_re": SOURCE_RE})
+    assert table(con, "SELECT line_no, malformed FROM staged WHERE malformed IS NOT NULL") == [
+        (3, 'field "kind" must be observation, claim, inference or summary')]
     assert rows(con, "staged_counts") == [(3, 1)]
 
 
@@ -476,8 +479,6 @@ def test_what_a_subject_matches(bc):
     assert rows(con, "erase_entries", ids=["M11", "M1", "ZZ"]) == [
         ("M1", "active", "observation", None), ("M11", "held", "observation", None)]
     assert firsts(con, "erase_seqs", ids=["M1", "M3"]) == [3, 5]
-    assert sorted(firsts(con, "erase_values", ids=["M1", "M3"])) == [
-        "config/service.yaml: request_timeout_ms = 30000", "edit request_timeout_ms in config/service.yaml"]
 
 
 def test_erasure_follows_what_an_entry_once_cited(odd_root):
