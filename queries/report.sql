@@ -59,6 +59,6 @@ SELECT memory_id, entity, attribute, kind, status, source, scope FROM entries
 WHERE memory_id = ANY($ids::VARCHAR[])
 
 -- name: masking_fields
--- What decides whether an entry's value is shown masked, besides the value itself.
-SELECT memory_id, held_reason, sensitivity FROM entries
+-- What decides whether an entry's value is shown masked: held_reason, sensitivity, the value.
+SELECT memory_id, held_reason, sensitivity, value FROM entries
 WHERE memory_id = ANY($ids::VARCHAR[])

@@ -60,9 +60,10 @@ def say(message: str) -> None:
     sys.stderr.flush()
 
 
-def console(stderr: bool = False) -> Console:
+def console(stderr: bool = False, width: int | None = None) -> Console:
+    """A console that never parses markup; `width` None: the terminal's (or $COLUMNS)."""
     return Console(stderr=stderr, markup=False, emoji=False, highlight=False,
-                   width=None, soft_wrap=False)
+                   width=width, soft_wrap=False)
 
 
 def cell(value: Any, max_chars: int | None = None) -> Text:
@@ -72,8 +73,9 @@ def cell(value: Any, max_chars: int | None = None) -> Text:
 
 # -- what a person sees: whole ids, values cut to the terminal unless --wide, secrets masked --
 
-# Columns that hold ids: always shown whole; the other columns shrink to make room.
-ID_COLUMNS = frozenset({"ID", "BATCH", "RIVAL", "BELIEF, CAUSES", "CERTIFICATE"})
+# Columns that hold ids (and the seq and time of an event): always shown whole; the other
+# columns shrink to make room.
+ID_COLUMNS = frozenset({"ID", "BATCH", "RIVAL", "BELIEF, CAUSES", "CERTIFICATE", "SEQ", "AT"})
 # Columns of long free text: they give way first.
 ELASTIC_COLUMNS = frozenset({"VALUE", "MESSAGE", "REASON"})
 GAP = 2
@@ -149,7 +151,7 @@ def print_table(out: Console, columns: Iterable[str], rows: Iterable[Iterable[Te
     for row in cells:
         table.add_row(*row)
     need = sum(widths) + GAP * (len(names) - 1)
-    out.print(table, width=max(out.width, need), crop=False)
+    (out if need <= out.width else console(out.stderr, need)).print(table, crop=False)
 
 
 def line(out: Console, *parts: Text | str, style: str | None = None) -> None:

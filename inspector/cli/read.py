@@ -1,6 +1,7 @@
-"""The read commands: beliefs, show, held, conflicts, lineage, scan, audit. Each loads the
-store (or the part inside --scope), asks the core, and prints one JSON document with --json or
-sanitized tables without it."""
+"""The read commands: beliefs, show, held, conflicts, lineage, scan, diff, audit (and its
+--log), report. Each loads the store (or the part inside --scope), asks the core, and prints
+one JSON document with --json or sanitized tables without it (ids whole; --wide: values whole
+too; secret values masked unless --reveal-secrets)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from typing import Optional
 import typer
 
 from ..store import audit as audit_mod
+from ..store import auditlog
 from ..store import beliefs as beliefs_mod
+from ..store import diff as diff_mod
 from ..store import entries, lineage as lineage_mod
+from ..store.reports import masking_fields
 from ..store.errors import BadInput
 from ..store.load import Store
 from ..store.logfile import store_paths
@@ -20,6 +24,16 @@ from ..store.queries import sql
 from . import output
 from .common import JSON, NO_SCOPE, SCOPE, app, open_store, refuse_scope, run, time_option, where
 
+WIDE = typer.Option(False, "--wide", help="Show whole values and cut no column (lines may be "
+                                          "longer than the terminal). Ids are never cut.")
+REVEAL = typer.Option(False, "--reveal-secrets",
+                      help="Show secret values whole (they are masked by default; --json never masks).")
+
+
+def display(con, ids, wide: bool, reveal: bool) -> output.Display:
+    """How to print: whole or cut values, and what masking needs to know about `ids`."""
+    return output.Display(wide, reveal, {} if reveal else masking_fields(con, sorted(set(ids))))
+
 
 @app.command()
 def beliefs(store: Path, context: Optional[str] = typer.Option(None, "--context", metavar="C",
@@ -27,7 +41,8 @@ def beliefs(store: Path, context: Optional[str] = typer.Option(None, "--context"
             as_of: Optional[str] = typer.Option(None, "--as-of", metavar="T",
                                                 help="Knowledge time (and valid time unless --valid-at)."),
             valid_at: Optional[str] = typer.Option(None, "--valid-at", metavar="T", help="Valid time."),
-            as_json: bool = JSON, scope: Optional[str] = SCOPE):
+            as_json: bool = JSON, scope: Optional[str] = SCOPE, wide: bool = WIDE,
+            reveal_secrets: bool = REVEAL):
     """What the agent believes by the inspector's rule: one row per scope and key."""
     def go():
         moment = beliefs_mod.Moment.resolve(time_option(as_of, "--as-of"), time_option(valid_at, "--valid-at"))
@@ -37,39 +52,45 @@ def beliefs(store: Path, context: Optional[str] = typer.Option(None, "--context"
         rows = [beliefs_mod.belief_json(r) for r in beliefs_mod.all_beliefs(loaded.con)]
         doc = {"beliefs": rows, "context": context, "as_of": format_time(moment.tk),
                "valid_at": format_time(moment.tv), "rule": beliefs_mod.RULE_NOTE}
-        output.print_json(doc) if as_json else output.print_beliefs(doc)
+        if as_json:
+            return output.print_json(doc)
+        output.print_beliefs(doc, display(loaded.con, [r["memory_id"] for r in rows], wide, reveal_secrets))
     run(go)
 
 
 @app.command()
 def show(store: Path, memory_id: str = typer.Argument(..., metavar="ID"), as_json: bool = JSON,
-         scope: Optional[str] = SCOPE):
+         scope: Optional[str] = SCOPE, wide: bool = WIDE, reveal_secrets: bool = REVEAL):
     """One entry: its state, history, rivals in its own scope, and lineage."""
     def go():
         loaded = open_store(store, scope)
         doc = entries.show(loaded.con, memory_id, where(loaded))
-        output.print_json(doc) if as_json else output.print_show(doc)
+        if as_json:
+            return output.print_json(doc)
+        ids = [memory_id] + [r["memory_id"] for r in doc["rivals"]]
+        output.print_show(doc, display(loaded.con, ids, wide, reveal_secrets))
     run(go)
 
 
 @app.command()
-def held(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE):
+def held(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, wide: bool = WIDE,
+         reveal_secrets: bool = REVEAL):
     """The held queue: writes the gate held for review, with the reason each was held."""
     def go():
         loaded = open_store(store, scope)
         doc = {"held": entries.held(loaded.con)}
-        output.print_json(doc) if as_json else output.print_held(doc)
+        output.print_json(doc) if as_json else output.print_held(doc, output.Display(wide, reveal_secrets))
     run(go)
 
 
 @app.command()
-def conflicts(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE):
+def conflicts(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, wide: bool = WIDE):
     """Beliefs with markers (contested, claim/inference disagrees, vetoed newer)."""
     def go():
         loaded = open_store(store, scope)
         beliefs_mod.materialize(loaded.con, beliefs_mod.ViewSpec(None, beliefs_mod.Moment.resolve()))
         doc = {"conflicts": beliefs_mod.conflicts(loaded.con)}
-        output.print_json(doc) if as_json else output.print_conflicts(doc)
+        output.print_json(doc) if as_json else output.print_conflicts(doc, output.Display(wide))
     run(go)
 
 
@@ -88,15 +109,22 @@ def lineage(store: Path, memory_id: str = typer.Argument(..., metavar="ID"), as_
 @app.command()
 def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEV",
                                                           help="Exit 1 when a finding at or above SEV (low, medium, high) exists."),
-         as_json: bool = JSON, scope: Optional[str] = SCOPE):
+         as_json: bool = JSON, scope: Optional[str] = SCOPE, wide: bool = WIDE,
+         reveal_secrets: bool = REVEAL):
     """Findings: planted instructions, credentials, scope leaks, echoes, cycles, personal data."""
     def go():
         from ..store import scan as scan_mod
         if fail_on is not None and fail_on not in ("low", "medium", "high"):
             raise BadInput(f"--fail-on must be low, medium or high, not {fail_on!r}")
-        findings = scan_mod.scan(open_store(store, scope))
+        loaded = open_store(store, scope)
+        findings = scan_mod.scan(loaded)
         doc = {"findings": [f.as_json() for f in findings]}
-        output.print_json(doc) if as_json else output.print_findings(doc)
+        if as_json:
+            output.print_json(doc)
+        else:
+            from ..report.incident import masked_findings
+            shown = doc if reveal_secrets else {"findings": masked_findings(loaded, doc["findings"])}
+            output.print_findings(shown, output.Display(wide, reveal_secrets))
         if fail_on and scan_mod.at_or_above(findings, fail_on):
             raise typer.Exit(1)
     run(go)
@@ -106,10 +134,22 @@ def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", m
 def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Check every digest and link of the chain."),
           expect_head: Optional[str] = typer.Option(None, "--expect-head", metavar="SEQ:HASH",
                                                     help="Check that the line at SEQ still has HASH."),
-          as_json: bool = JSON, scope: Optional[str] = NO_SCOPE):
-    """The log's head and counts; with --verify, the tamper-evident chain checked line by line."""
+          log: bool = typer.Option(False, "--log", help="List the events: who did what, when, to "
+                                                        "which entry, in which batch, why."),
+          since: Optional[str] = typer.Option(None, "--since", metavar="T",
+                                              help="With --log: events at or after T."),
+          until: Optional[str] = typer.Option(None, "--until", metavar="T",
+                                              help="With --log: events at or before T."),
+          memory: Optional[str] = typer.Option(None, "--memory", metavar="ID",
+                                               help="With --log: events of entry ID only."),
+          as_json: bool = JSON, scope: Optional[str] = NO_SCOPE, wide: bool = WIDE):
+    """The log's head and counts; --verify checks the chain line by line; --log lists the events."""
     def go():
         refuse_scope(scope, "audit")
+        if log:
+            return _audit_log(store, since, until, memory, as_json, wide, verify or expect_head)
+        if since or until or memory:
+            raise BadInput("--since, --until and --memory filter the event list: add --log")
         paths = store_paths(store)
         if expect_head:
             try:
@@ -126,6 +166,16 @@ def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Chec
     run(go)
 
 
+def _audit_log(store: Path, since: Optional[str], until: Optional[str], memory: Optional[str],
+               as_json: bool, wide: bool, checking) -> None:
+    if checking:
+        raise BadInput("--log lists events; --verify and --expect-head check the chain: run them "
+                       "as two commands")
+    t1, t2 = time_option(since, "--since"), time_option(until, "--until")
+    doc = auditlog.document(open_store(store).con, t1, t2, memory)
+    output.print_json(doc) if as_json else output.print_audit_log(doc, output.Display(wide))
+
+
 def audit_summary(store: Store) -> dict:
     """Counts and head from a structural load; the chain itself is not checked (ok: null)."""
     counts = store.con.execute(sql("audit_counts")).fetchone()
@@ -133,3 +183,49 @@ def audit_summary(store: Store) -> dict:
             "unchained": store.state.unchained, "first_bad_seq": None,
             "problem": "not verified: run with --verify to check the chain",
             "torn_bytes": len(store.state.torn)}
+
+
+@app.command()
+def diff(store: Path,
+         since: str = typer.Option(..., "--from", metavar="T1", help="The earlier time."),
+         to: Optional[str] = typer.Option(None, "--to", metavar="T2", help="The later time (default: now)."),
+         context: Optional[str] = typer.Option(None, "--context", metavar="C",
+                                               help="Compare what an agent working in scope C sees."),
+         as_json: bool = JSON, scope: Optional[str] = SCOPE, wide: bool = WIDE,
+         reveal_secrets: bool = REVEAL):
+    """What the agent started or stopped believing between two times, and the events that made it."""
+    def go():
+        t1 = time_option(since, "--from")
+        t2 = time_option(to, "--to") or beliefs_mod.Moment.resolve().tk
+        loaded = open_store(store, scope)
+        doc = diff_mod.document(loaded.con, t1, t2, context)
+        if as_json:
+            return output.print_json(doc)
+        ids = [side["memory_id"] for c in doc["changes"] for side in (c["before"], c["after"]) if side]
+        output.print_diff(doc, display(loaded.con, ids, wide, reveal_secrets))
+    run(go)
+
+
+@app.command()
+def report(store: Path,
+           since: Optional[str] = typer.Option(None, "--since", metavar="T",
+                                               help="Start of the window (default: the first event)."),
+           until: Optional[str] = typer.Option(None, "--until", metavar="T",
+                                               help="End of the window (default: now)."),
+           fmt: str = typer.Option("html", "--format", metavar="html|md", help="html (default) or md."),
+           out: Optional[Path] = typer.Option(None, "--out", metavar="FILE",
+                                              help="Write here instead of <store>/reports/ (erasure "
+                                                   "will not find it there)."),
+           as_json: bool = JSON, scope: Optional[str] = NO_SCOPE):
+    """An incident report for a window: one self-contained HTML or Markdown file, secrets masked."""
+    def go():
+        from .. import report as report_mod
+        refuse_scope(scope, "report")
+        t1, t2 = time_option(since, "--since"), time_option(until, "--until")
+        written = report_mod.write(open_store(store), t1, t2, fmt, out)
+        doc = written.as_json()
+        output.print_json(doc) if as_json else output.print_report(doc, written.in_reach)
+        if as_json and not written.in_reach:
+            output.say(f"note: {doc['path']} is outside the store's reports/ directory: erasure "
+                       "will not find or delete it; keep it as carefully as the store")
+    run(go)

@@ -2,8 +2,10 @@
 row, each change with its causes — the events between the two times on the entries involved
 and on what they rest on, in seq order.
 
-Both tables come from the belief rule in SQL (`judged` as of each time, then `beliefs_in`);
-the comparison and the causes are one query. Everything runs in a transaction that is rolled
+Both tables come from the belief rule in SQL (`judged` as of each time, then `beliefs_in`),
+for the keys that can differ only (an event between the times on an entry of the key or on
+what it rests on, or an observed or valid time between them); the comparison and the causes
+are one query, whose rows come back as JSON text. Everything runs in a transaction that is rolled
 back, so a view already materialized on the connection (`judged`, `beliefs`) is left as it
 was. Call it with the store's lock held when other threads may rebuild the view (the TUI does
 its DuckDB work that way), on the store's connection or one of its cursors.

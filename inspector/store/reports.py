@@ -122,10 +122,11 @@ def _forms(memory_id: str) -> set[bytes]:
     return {memory_id.encode(), html.escape(memory_id, quote=True).encode()}
 
 
-def masking_fields(con, ids) -> dict[str, dict]:
+def masking_fields(con, ids, values: bool = False) -> dict[str, dict]:
     """What decides, besides the value, whether an entry's value is shown masked to a person
-    (held as secret, marked secret): {id: {"held_reason", "sensitivity"}} for loaded entries.
-    For reports and the command line's human output."""
+    (held as secret, marked secret): {id: {"held_reason", "sensitivity"}} for loaded entries,
+    with "value" too when `values`. For reports and the command line's human output."""
     rows = con.execute(sql("masking_fields"), {"ids": list(ids)}).fetchall()
-    return {m: {"held_reason": held_reason, "sensitivity": sensitivity}
-            for m, held_reason, sensitivity in rows}
+    return {m: {"held_reason": held_reason, "sensitivity": sensitivity,
+                **({"value": json.loads(value) if value is not None else None} if values else {})}
+            for m, held_reason, sensitivity, value in rows}
