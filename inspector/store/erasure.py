@@ -20,7 +20,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from . import jsonsafe
-from . import gate
+from . import gate, reports
 from .actions import Request, check_reason, unchanged
 from .append import LogWriter, event_draft
 from .audit import is_redacted
@@ -50,6 +50,7 @@ class ErasurePlan:
     head_before: str | None
     salt: str | None = None
     certificate: dict | None = field(default=None)
+    reports: list[str] = field(default_factory=list)   # reports/ files that mention an erased id
 
     def fingerprint(self) -> bytes:
         return canonical([self.erased, self.retained, self.redacted_seqs])
@@ -65,7 +66,8 @@ class ErasurePlan:
                 "reason": self.request.reason, "subject_digest": self.subject_digest(),
                 "salt": self.salt, "counts": self.counts, "erased_ids": self.erased,
                 "retained_ids": self.retained, "redacted_seqs": self.redacted_seqs,
-                "head_before": self.head_before, "head_after": head_after}
+                "head_before": self.head_before, "head_after": head_after,
+                "reports_deleted": self.reports}
 
     def as_json(self, dry_run: bool) -> dict:
         return {"dry_run": dry_run,
@@ -118,7 +120,9 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
         kind = rows[i][2] if isinstance(rows[i][2], str) else "unknown"   # a malformed entry
         counts[kind] = counts.get(kind, 0) + 1
     salt = secrets.token_hex(16) if request.subject is not None else None
-    return ErasurePlan(action, request, erased, retained, seqs, counts, store.head, salt)
+    found = reports.mentioning(store.paths, erased)
+    return ErasurePlan(action, request, erased, retained, seqs, counts, store.head, salt,
+                       reports=[str(p.relative_to(store.paths.root)) for p in found])
 
 
 SHORTEST = 4          # shorter texts are not looked for in the reason: they would match any
@@ -234,6 +238,8 @@ def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[di
     try:
         write_new(paths.certificates, pending.name, canonical(document))
         _hook("erase:after_pending")
+        for name in plan.reports:            # exports the tool wrote: derived, deleted first
+            (paths.root / name).unlink(missing_ok=True)
         replace_file(paths.log, _rewritten(store, plan, certificate_id, events), "erase")
         drop_residue(paths)
         _hook("erase:before_certificate")

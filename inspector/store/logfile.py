@@ -70,7 +70,8 @@ def check_writable(paths: StorePaths) -> None:
     """What every command that writes checks first (DESIGN §6, "No links, no strangers"):
     none of the store's own paths is a symbolic link, the log is a regular file, and neither
     group nor others can write the store directory. BadInput (exit 2) naming the path."""
-    for path in (paths.log, paths.torn, paths.certificates, paths.cache, paths.lock):
+    for path in (paths.log, paths.torn, paths.certificates, paths.cache, paths.lock,
+                 paths.root / "reports"):
         try:
             st = os.lstat(path)
         except FileNotFoundError:
