@@ -1,0 +1,43 @@
+"""The user's TUI config: keys remapped by binding id, a theme, and a broken file ignored with
+one warning (it never stops the inspector from opening a store)."""
+
+from __future__ import annotations
+
+from inspector.tui.keymap import load_config
+
+
+def test_keys_and_theme_are_read(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('theme = "textual-light"\n[keys]\n"act.quarantine" = "Q"\n"screen.beliefs" = "f1,1"\n')
+    assert load_config(path) == {"theme": "textual-light",
+                                 "keys": {"act.quarantine": "Q", "screen.beliefs": "f1,1"}}
+
+
+def test_no_file_is_no_config(tmp_path):
+    assert load_config(tmp_path / "missing.toml") == {}
+
+
+def test_a_broken_file_is_ignored_with_one_warning(tmp_path, capsys):
+    path = tmp_path / "config.toml"
+    path.write_text("keys = [")
+    assert load_config(path) == {}
+    assert capsys.readouterr().err.count("\n") == 1
+    path.write_text('[keys]\n"act.quarantine" = 3\n')
+    assert load_config(path) == {"theme": None, "keys": {}}
+
+
+def test_a_remapped_key_reaches_the_app(tmp_path):
+    import asyncio
+
+    from inspector.tui.app import InspectorApp
+    from inspector.tui.session import Session
+    from inspector.samples import copy_sample
+
+    store = copy_sample("branch-contamination")
+    app = InspectorApp(Session(store, operator="alice"), config={"keys": {"act.quarantine": "Q"}})
+
+    async def run():
+        async with app.run_test():
+            keys = {b.id: b.key for _, b, _, _ in app.screen.active_bindings.values() if b.id}
+            return keys.get("act.quarantine")
+    assert asyncio.run(run()) == "Q"
