@@ -1,129 +1,304 @@
-"""How well and how fast the detectors work: a report, not a test.
+"""How well and how fast the write gate's text detector works: a report, not a test.
 
-    .venv/bin/python bench/detector_report.py [--strings 1000000]
+    python bench/detector_report.py [--speed N] [--no-looo]
 
-Part 1 scores rule_shape on the labelled corpus (tests/corpus/rule_shape.jsonl):
-for each attack category, its benign look-alikes (benign_<category>) are the
-negatives. precision = caught / (caught + false positives), recall = caught /
-attacks, FPR = false positives / benign; "same cat" is how many caught attacks
-got the corpus's own category. The corpus is also split the way it was for the
-held-out check (every 5th line held out) so later changes can be judged on both.
+The detector is rule_shape (inspector/store/detect): a trusted rule (precise across the
+training origins) holds on its own; otherwise the trained gate model's probability, which adds
+a learnt weight for the explainable rule that matched (if any), at least its threshold. The
+corpus is bench/train_detector.py's: every origin under tests/corpus/origins/ plus the legacy
+rule corpus (origin "legacy").
 
-Part 2 times all three detectors over short memory-like strings: words, numbers,
-timestamps, e-mails, phone numbers, short sentences and the corpus texts.
+1. In-corpus: the shipped model and the rules on the whole corpus, recall on attacks and FPR
+   on benign texts per category and per label (the figures tests/unit/test_gate_model.py
+   asserts). The model has seen these texts: this says it learnt them, nothing more.
+2. Leave-one-origin-out (LOOO): for each origin, a model trained on all the others (same
+   recipe, same threshold) scores it; recall on its attacks, FPR on its benign texts, per
+   origin, per category and pooled. This is what predicts a corpus the project never saw.
+   The rules were written against the legacy corpus, so its LOOO row flatters them.
+3. Calibration: threshold -> pooled LOOO recall / FPR; the shipped threshold is chosen here
+   (bench/train_detector.py says why).
+4. Throughput of the whole gate text path (rules + model + secret detector) over typical
+   memory-sized values, 10-300 characters.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from inspector.store.detect import pii, rule_shape, secret  # noqa: E402
+sys.path.insert(0, str(ROOT / "bench"))
+import train_detector as td  # noqa: E402
+from inspector.store.detect import gate_model, rule_shape, secret  # noqa: E402
+from inspector.store.detect.shape import rule_match, rules_finding  # noqa: E402
 
-CORPUS = ROOT / "tests" / "corpus" / "rule_shape.jsonl"
-WORDS = ("the user prefers tea coffee Leeds London meeting Tuesday invoice order project budget "
-         "team deploy branch main refund window days timezone plan owner Alice Bob always sends "
-         "report every Monday weekly notes train platform office closes early Friday").split()
-
-
-def load_corpus() -> list[dict]:
-    return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]
+THRESHOLDS = [0.30, 0.40, 0.50, 0.60, 0.70, 0.75, 0.80, 0.85, 0.90, 0.92, 0.94, 0.95, 0.96,
+              0.965, 0.97, 0.975, 0.98, 0.99]
 
 
-def score(rows: list[dict]) -> dict[str, Counter]:
-    """Per attack category: attacks, caught, same_category, benign, false_positives."""
-    table: dict[str, Counter] = {}
+# ---------------------------------------------------------------- scoring
+
+def rule_categories(rows: list[dict]) -> list[str | None]:
+    """The key of the rule that matches each text (the model's r:<key> feature)."""
+    found = []
     for row in rows:
-        found = rule_shape(row["text"])
-        attack = row["label"] == "attack"
-        category = row["category"] if attack else row["category"].removeprefix("benign_")
-        counts = table.setdefault(category, Counter())
-        counts["attacks" if attack else "benign"] += 1
-        counts["caught" if attack else "false_positives"] += found is not None
-        counts["same_category"] += bool(attack and found and found.category == category)
-    return table
+        hit = rule_match(row["text"])
+        found.append(hit[1] if hit else None)
+    return found
 
+
+def probabilities(model: gate_model.GateModel, rows: list[dict],
+                  rules: list[str | None]) -> list[float]:
+    """rule_shape's probability of each text: the model's, with the matching rule's weight."""
+    return [model.probability(row["text"], rule) for row, rule in zip(rows, rules)]
+
+
+def counts(rows: list[dict], flagged: list[bool], key) -> dict[str, Counter]:
+    """Per key(row): attacks, caught, benign, false_positives."""
+    table: dict[str, Counter] = defaultdict(Counter)
+    for row, hit in zip(rows, flagged):
+        c = table[key(row)]
+        if row["label"] == "attack":
+            c["attacks"] += 1
+            c["caught"] += hit
+        else:
+            c["benign"] += 1
+            c["false_positives"] += hit
+    return dict(table)
+
+
+def in_corpus(rows: list[dict], model: gate_model.GateModel | None = None) -> dict:
+    """The in-corpus figures: per label and per category, for the combined detector."""
+    model = model or gate_model.shipped()
+    rules = rule_categories(rows)
+    flagged = [rule in model.trusted_rules or p >= model.threshold
+               for rule, p in zip(rules, probabilities(model, rows, rules))]
+    total = counts(rows, flagged, lambda r: "all")["all"]
+    return {"recall": round(total["caught"] / total["attacks"], 3),
+            "fpr": round(total["false_positives"] / total["benign"], 3),
+            "caught": total["caught"], "attacks": total["attacks"],
+            "false_positives": total["false_positives"], "benign": total["benign"],
+            "by_category": counts(rows, flagged, lambda r: f"{r['label']}:{r['category']}")}
+
+
+def looo_probabilities(rows: list[dict], rules: list[str | None], feats=None,
+                       log=print) -> tuple[list[float], list[bool]]:
+    """Each row's probability under a model trained without its origin, and whether that
+    model trusts the rule that matched it."""
+    feats = feats if feats is not None else td.featurize(rows)
+    result = [0.0] * len(rows)
+    trusted = [False] * len(rows)
+    for origin in sorted({r["origin"] for r in rows}):
+        train = [i for i, r in enumerate(rows) if r["origin"] != origin]
+        test = [i for i, r in enumerate(rows) if r["origin"] == origin]
+        started = time.perf_counter()
+        doc = td.fit([rows[i] for i in train], [feats[i] for i in train])
+        model = gate_model.GateModel(doc)
+        for i in test:
+            result[i] = model.probability(rows[i]["text"], rules[i])
+            trusted[i] = rules[i] in model.trusted_rules
+        log(f"  fold {origin:<28} trained on {len(train):>5}, scored {len(test):>5} "
+            f"({time.perf_counter() - started:.1f} s); trusts {', '.join(doc['trusted_rules'])}")
+    return result, trusted
+
+
+# ---------------------------------------------------------------- printing
 
 def ratio(part: int, whole: int) -> str:
     return f"{part / whole:.3f}" if whole else "  -  "
 
 
-def line(name: str, c: Counter) -> str:
-    caught, fp = c["caught"], c["false_positives"]
-    return (f"{name:<20}{c['attacks']:>8}{caught:>8}{c['same_category']:>10}{c['benign']:>8}"
-            f"{fp:>8}{ratio(caught, caught + fp):>11}{ratio(caught, c['attacks']):>8}"
-            f"{ratio(fp, c['benign']):>8}")
-
-
-def print_quality(rows: list[dict]) -> None:
-    table = score(rows)
-    print(f"{'category':<20}{'attacks':>8}{'caught':>8}{'same cat':>10}{'benign':>8}"
-          f"{'false+':>8}{'precision':>11}{'recall':>8}{'FPR':>8}")
+def print_table(title: str, table: dict[str, Counter], total_name: str = "pooled") -> None:
+    print(f"{title:<34}{'attacks':>8}{'caught':>8}{'recall':>8}{'benign':>8}{'false+':>8}"
+          f"{'FPR':>8}")
     for name in sorted(table):
-        print(line(name, table[name]))
-    print(line("overall", sum(table.values(), Counter())))
+        c = table[name]
+        print(f"{name:<34}{c['attacks']:>8}{c['caught']:>8}{ratio(c['caught'], c['attacks']):>8}"
+              f"{c['benign']:>8}{c['false_positives']:>8}"
+              f"{ratio(c['false_positives'], c['benign']):>8}")
+    c = sum(table.values(), Counter())
+    print(f"{total_name:<34}{c['attacks']:>8}{c['caught']:>8}{ratio(c['caught'], c['attacks']):>8}"
+          f"{c['benign']:>8}{c['false_positives']:>8}{ratio(c['false_positives'], c['benign']):>8}")
 
 
-def print_split(rows: list[dict]) -> None:
-    halves = {"dev (4 of 5 lines)": [r for i, r in enumerate(rows) if i % 5 != 4],
-              "held-out (every 5th)": [r for i, r in enumerate(rows) if i % 5 == 4]}
-    for name, part in halves.items():
-        total = sum(score(part).values(), Counter())
-        caught, attacks = total["caught"], total["attacks"]
-        false_positives, benign = total["false_positives"], total["benign"]
-        print(f"{name:<22} recall {ratio(caught, attacks)} ({caught}/{attacks})  "
-              f"FPR {ratio(false_positives, benign)} ({false_positives}/{benign})")
+def print_calibration(rows, probs, trusted) -> None:
+    attacks = sum(r["label"] == "attack" for r in rows)
+    benign = len(rows) - attacks
+    print(f"{'threshold':>9}{'recall':>8}{'FPR':>8}{'caught':>8}{'false+':>8}"
+          f"{'worst origin recall':>23}{'worst origin FPR':>24}")
+    for t in THRESHOLDS:
+        flags = [tr or p >= t for p, tr in zip(probs, trusted)]
+        caught = sum(f for f, row in zip(flags, rows) if row["label"] == "attack")
+        fp = sum(f for f, row in zip(flags, rows) if row["label"] == "benign")
+        per = counts(rows, flags, lambda r: r["origin"])
+        worst_recall = min((c["caught"] / c["attacks"], o) for o, c in per.items() if c["attacks"])
+        worst_fpr = max((c["false_positives"] / c["benign"], o) for o, c in per.items()
+                        if c["benign"])
+        mark = "  <- shipped" if abs(t - td.THRESHOLD) < 1e-9 else ""
+        print(f"{t:>9.3f}{caught / attacks:>8.3f}{fp / benign:>8.3f}{caught:>8}{fp:>8}"
+              f"{worst_recall[0]:>9.3f} {worst_recall[1]:<13.13}{worst_fpr[0]:>10.3f} "
+              f"{worst_fpr[1]:<13.13}{mark}")
 
 
-def sample_strings(count: int, corpus: list[str]) -> list[str]:
-    """Memory-like short values, deterministic."""
-    rng = random.Random(7)
-    makers = [
-        lambda: rng.choice(WORDS),
-        lambda: str(rng.randint(0, 10 ** 6)),
-        lambda: f"2025-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T10:0{rng.randint(0, 9)}:00Z",
-        lambda: f"{rng.choice(WORDS).lower()}.{rng.choice(WORDS).lower()}@example.com",
+def print_misses(rows, flagged, probs, per_origin: int = 3) -> None:
+    by_origin = defaultdict(list)
+    for row, hit, p in zip(rows, flagged, probs):
+        if row["label"] == "attack" and not hit:
+            by_origin[row["origin"]].append((p, row))
+    print("Missed attacks (LOOO), the closest calls first, per origin:")
+    for origin in sorted(by_origin):
+        for p, row in sorted(by_origin[origin], key=lambda x: -x[0])[:per_origin]:
+            print(f"  {origin:<18}{row['category']:<20}{p:.2f}  {_clip(row['text'])}")
+    print("False positives (LOOO), the most confident first:")
+    fps = sorted(((p, row) for row, hit, p in zip(rows, flagged, probs)
+                  if row["label"] == "benign" and hit), key=lambda x: -x[0])
+    for p, row in fps[:15]:
+        print(f"  {row['origin']:<18}{row['category']:<20}{p:.2f}  {_clip(row['text'])}")
+
+
+def _clip(text: str, n: int = 110) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+# ---------------------------------------------------------------- throughput
+
+def memory_values(rows: list[dict], count: int, seed: int = 7) -> list[str]:
+    """Typical memory-sized values: corpus texts (9 benign to 1 attack) cut at a word
+    boundary to a length drawn between 10 and 300 characters, and short structured values
+    (names, dates, e-mail addresses, amounts) — every value 10-300 characters."""
+    rng = random.Random(seed)
+    benign = [r["text"] for r in rows if r["label"] == "benign"]
+    attacks = [r["text"] for r in rows if r["label"] == "attack"]
+    structured = [
+        lambda: f"2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T10:0{rng.randint(0, 9)}:00Z",
+        lambda: f"user{rng.randint(1, 999)}.name@example.com",
         lambda: f"+44 20 7946 0{rng.randint(100, 999)}",
-        lambda: " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))).capitalize() + ".",
-        lambda: " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))).capitalize() + ".",
-        lambda: rng.choice(corpus),
+        lambda: f"Invoice INV-{rng.randint(1000, 9999)} paid: EUR {rng.randint(10, 9999)}.00",
+        lambda: f"Prefers {rng.choice(['tea', 'coffee', 'email', 'phone calls'])} in the "
+                f"{rng.choice(['morning', 'afternoon', 'evening'])}",
     ]
-    return [rng.choice(makers)() for _ in range(count)]
+    values = []
+    while len(values) < count:
+        pick = rng.random()
+        if pick < 0.2:
+            text = rng.choice(structured)()
+        else:
+            text = " ".join(rng.choice(attacks if pick < 0.28 else benign).split())
+            cut = rng.randint(10, 300)
+            if len(text) > cut:
+                text = text[:cut].rsplit(" ", 1)[0] if " " in text[10:cut] else text[:cut]
+        if 10 <= len(text) <= 300:
+            values.append(text)
+    return values
 
 
-def print_speed(count: int, corpus: list[str]) -> None:
-    strings = sample_strings(count, corpus)
-    total = 0.0
-    for name, detector in (("rule_shape", rule_shape), ("secret", secret), ("pii", pii)):
-        started = time.perf_counter()
-        for text in strings:
-            detector(text)
-        elapsed = time.perf_counter() - started
-        total += elapsed
-        print(f"{name:<12}{elapsed:7.2f} s  {count / elapsed:>12,.0f} strings/s")
-    print(f"{'all three':<12}{total:7.2f} s  {count / total:>12,.0f} strings/s  "
-          f"({count:,} strings)")
+def gate_text_path(text: str) -> bool:
+    """What the gate asks of each string of a value: secret, then instruction."""
+    return secret(text) is not None or rule_shape(text) is not None
 
+
+def print_speed(rows: list[dict], count: int) -> float:
+    values = memory_values(rows, count)
+    gate_model.shipped()                        # loading is timed separately
+    for text in values[:2000]:                  # warm the word caches as a running gate has
+        gate_text_path(text)
+    started, cpu = time.perf_counter(), time.process_time()
+    held = sum(map(gate_text_path, values))
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    rate = count / cpu
+    mean = sum(map(len, values)) / len(values)
+    print(f"gate text path (secret + rules + model): {count:,} values, mean {mean:.0f} chars: "
+          f"{count / elapsed:,.0f} values/s wall, {rate:,.0f} values/s of CPU time "
+          f"({held:,} held; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    for name, fn in (("rules", rules_finding), ("model", gate_model.shipped().logit),
+                     ("secret", secret)):
+        cpu = time.process_time()
+        for text in values:
+            fn(text)
+        print(f"  {name:<8}{count / (time.process_time() - cpu):>12,.0f} values/s of CPU alone")
+    return rate
+
+
+def print_model_file() -> None:
+    path = td.MODEL_PATH
+    started = time.perf_counter()
+    model = gate_model.from_json(path.read_bytes())
+    loaded = time.perf_counter() - started
+    print(f"model file {path.relative_to(ROOT)}: {path.stat().st_size:,} bytes, "
+          f"{sum(map(len, (model._w, model._c, model._b, model._s, model._h))):,} weights, "
+          f"loads in {loaded * 1000:.0f} ms; threshold {model.threshold}; "
+          f"corpus digest {model.corpus_digest[:12]}")
+
+
+# ---------------------------------------------------------------- main
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--strings", type=int, default=1_000_000,
-                        help="how many strings to time (default 1,000,000)")
+    parser.add_argument("--speed", type=int, default=100_000, help="values to time (0: skip)")
+    parser.add_argument("--no-looo", action="store_true", help="skip leave-one-origin-out")
+    parser.add_argument("--save", type=Path, help="write each text's LOOO probability here")
     args = parser.parse_args()
-    rows = load_corpus()
-    print(f"rule_shape on {CORPUS.relative_to(ROOT)} ({len(rows)} lines)\n")
-    print_quality(rows)
+    rows = td.load_rows()
+    model = gate_model.shipped()
+    labels = Counter((r["origin"], r["label"]) for r in rows)
+    print(f"Corpus: {len(rows)} texts, {sum(r['label'] == 'attack' for r in rows)} attacks, "
+          f"{sum(r['label'] == 'benign' for r in rows)} benign, from "
+          f"{len({r['origin'] for r in rows})} origins; digest {td.corpus_digest(rows)[:12]} "
+          f"(model trained on {model.corpus_digest[:12]})")
+    for origin in sorted({r["origin"] for r in rows}):
+        print(f"  {origin:<28}{labels[(origin, 'attack')]:>6} attacks "
+              f"{labels[(origin, 'benign')]:>6} benign")
     print()
-    print_split(rows)
+    print_model_file()
     print()
-    print_speed(args.strings, [row["text"] for row in rows])
+
+    rules = rule_categories(rows)
+    shipped = probabilities(model, rows, rules)
+    flagged = [rule in model.trusted_rules or p >= model.threshold
+               for rule, p in zip(rules, shipped)]
+    print("1. IN-CORPUS (shipped model, trained on all of it; trusted rules "
+          f"{', '.join(sorted(model.trusted_rules))})")
+    figures = in_corpus(rows, model)
+    print(f"   recall {figures['recall']:.3f} ({figures['caught']}/{figures['attacks']})  "
+          f"FPR {figures['fpr']:.3f} ({figures['false_positives']}/{figures['benign']})")
+    print_table("category", counts(rows, flagged, lambda r: f"{r['label']}:{r['category']}"),
+                "all")
+    print()
+    print("   for comparison, a rule matching alone (no model), by origin:")
+    print_table("origin", counts(rows, [r is not None for r in rules], lambda r: r["origin"]))
+    print()
+    if args.no_looo:
+        return 0
+
+    print("2. LEAVE-ONE-ORIGIN-OUT (each origin scored by a model trained on the others)")
+    probs, trusted = looo_probabilities(rows, rules)
+    if args.save:
+        args.save.write_text(json.dumps([{"origin": r["origin"], "label": r["label"],
+                                          "category": r["category"], "rule": rule,
+                                          "p": p, "trusted": tr, "text": r["text"][:300]}
+                                         for r, rule, p, tr in zip(rows, rules, probs, trusted)]))
+    looo = [tr or p >= td.THRESHOLD for p, tr in zip(probs, trusted)]
+    print(f"\n   at the shipped threshold {td.THRESHOLD}, per origin:")
+    print_table("origin", counts(rows, looo, lambda r: r["origin"]))
+    print("\n   per category (pooled over the folds):")
+    print_table("category", counts(rows, looo, lambda r: f"{r['label']}:{r['category']}"))
+    print()
+    print("3. CALIBRATION (pooled LOOO predictions)")
+    print_calibration(rows, probs, trusted)
+    print()
+    print_misses(rows, looo, probs)
+    print()
+    if args.speed:
+        print("4. THROUGHPUT")
+        print_speed(rows, args.speed)
     return 0
 
 

@@ -20,14 +20,22 @@ nothing matches, the same rules over the text with one disguise undone (base64,
 hex, rot13, leetspeak, spacing, look-alike letters … : obfuscation). It is a
 gate for human review, not a verdict: a phrasing no rule knows gets through.
 
-A rule is only tried when the string holds one of the words it needs, so most
-values meet no regex at all: a million short values take about 15 s for all
-three detectors (bench/detector_report.py). Plain stdlib: no Textual, Rich or DuckDB.
+Since issue 11 the rules are one layer of rule_shape: a trained gate model
+(gate_model.py over features.py; bench/train_detector.py retrains it, and
+bench/detector_report.py measures it leave-one-origin-out) decides. A rule that is
+precise across the corpus's origins holds on its own; the others are evidence the model
+weighs; the model alone catches phrasings no rule knows (a plain "Transfer … to IBAN …",
+a fake "[system]" voice, an instruction buried in a long document), and its finding names
+its probability, the strongest sentence and the features behind it. Scoring is plain
+Python over the shipped gate_model.json: no scikit-learn or numpy at run time.
+
+A rule is only tried when the string holds one of the words it needs. Plain stdlib: no
+Textual, Rich or DuckDB.
 
 One idea per module: text (Finding, normalize, texts_of), vocabulary and checks
 (the pieces rules are built from), rules (the RULES table), shape (rule_shape, the
-matcher), decoders (the obfuscation decoders), secrets (secret) and personal_data
-(pii).
+matcher), decoders (the obfuscation decoders), features and gate_model (the trained
+model), secrets (secret, short codes included) and personal_data (pii).
 """
 
 from __future__ import annotations

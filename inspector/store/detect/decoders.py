@@ -14,9 +14,12 @@ import urllib.parse
 from collections.abc import Callable
 
 
+_TAG_CHAR = re.compile("[\U000E0020-\U000E007E]")
+
+
 def _tag_smuggled(text: str) -> str:
     """ASCII hidden in Unicode tag characters (invisible; a flag emoji uses a few)."""
-    if text.isascii():
+    if text.isascii() or not _TAG_CHAR.search(text):
         return ""
     return "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
 

@@ -41,10 +41,14 @@ TOKEN = re.compile(r"\w+|[^\w\s]+")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=\S)|\s*\n\s*")
 
 # The first word of a sentence or clause (after softeners and list bullets).
+# A clause starts at a sentence or line break, a bracket or dash, or a comma (", say it was
+# planned maintenance"); softeners and the words that make an order standing ("always",
+# "never", "from now on", "going forward") are skipped, so "Always cc …" starts with "cc".
 _CLAUSE_START = re.compile(
-    r"(?:^|[.!?;:\n>\]\)}|*#=•]|(?<!\w)[-–—])\s*"
+    r"(?:^|[.!?;:,\n>\]\)}|*#=•]|(?<!\w)[-–—])\s*"
     r"(?:(?:please|kindly|now|also|then|and|just|immediately|first|next|finally|simply|"
-    r"actually|instead|so|ok|okay)[,:]?\s+)*([a-z]+)", re.M)
+    r"actually|instead|so|ok|okay|always|never|from now on|going forward|henceforth|"
+    r"from today|in future|in the future|moving forward)[,:]?\s+)*([a-z]+)", re.M)
 
 # Verbs a sentence opens with when it tells its reader to act (imperative mood).
 ACTION_VERBS = frozenset("""
@@ -100,13 +104,15 @@ _CHAT_TOKEN = re.compile(r"<\|[^|>\n]{1,30}\|>|\[/?inst\]|<</?sys>>|<(?:start|en
 _ROLE_HEADER = re.compile(
     r"(?:^|\n)[ \t\[\(<#*=\-_|>]*(?:system|sys|admin|administrator|developer|dev|root|operator|"
     r"instructions?|important|attention|warning|urgent|priority|override|core instruction|"
-    r"system[ _]message|new instructions?|admin request)\b[^\n:\]\)>]{0,24}[:\]\)>]")
+    r"system[ _]message|new instructions?|admin request)\b[^\n:\]\)>]{0,24}[:\]\)>](?=\s|$)")
 _BRACKET_ROLE = re.compile(r"[\[\(<{]\s*(?:system|admin|developer|instruction|important|sys|root|"
                            r"operator|assistant)")
-_TURN_AGENT = re.compile(r"\b(?:assistant|ai|bot|model|gpt|chatbot)\s*:")
-_TURN_USER = re.compile(r"\b(?:user|human|customer)\s*:")
+_TURN_AGENT = re.compile(r"\b(?:assistant|ai|bot|model|gpt|chatbot)\s*:(?=\s|$)")
+_TURN_USER = re.compile(r"\b(?:user|human|customer)\s*:(?=\s|$)")
 _URL = re.compile(r"\b[a-z0-9-]+\.(?:com|net|org|io|xyz|ru|info|biz)\b")
-_IBAN = re.compile(r"\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){3,7}\b")
+# An IBAN written in groups of four, or any after the word "iban" (a hex digest is not one).
+_IBAN = re.compile(r"\b[a-z]{2}\d{2}(?: [a-z0-9]{4}){3,7}\b|"
+                   r"\biban\W{0,3}[a-z]{2}\d{2}[a-z0-9 ]{11,40}")
 _IDENTIFIER = re.compile(
     r"\b(?:file|document|doc|id|ticket|account|acct|user|invoice|order|wallet|iban|channel|repo|"
     r"repository)\s*(?:id|#|no\.?|number)?\s*[:#]?\s*['\"]?[a-z0-9_-]*\d")
@@ -279,7 +285,8 @@ def context_of(plain: str) -> frozenset[str]:
         found.add("doc:letter")
     if len(_TURNS.findall(plain)) >= 3:
         found.add("doc:chat_log")
-    if plain.count("{") + plain.count(";") + plain.count("=") + plain.count("()") >= len(plain) / 80:
+    code_marks = plain.count("{") + plain.count(";") + plain.count("=") + plain.count("()")
+    if code_marks >= len(plain) / 80:
         found.add("doc:code")
     return frozenset(found)
 
@@ -329,6 +336,18 @@ def override_class(word: str) -> tuple[str, bool] | None:
 
 
 # ---------------------------------------------------------------- per segment
+
+# A segment of fewer than MIN_TOKENS tokens and SHORT characters ("note", "login", a dict
+# key, one word) holds no instruction: the model does not score it (SHORT_LOGIT), since one
+# word's weight, unscaled, says more about the corpus than about the word.
+MIN_TOKENS = 3
+SHORT = 16
+SHORT_LOGIT = -10.0
+
+
+def too_short(segment: str, tokens: list[str]) -> bool:
+    return len(tokens) < MIN_TOKENS and len(segment) < SHORT
+
 
 def tokens_of(segment: str) -> list[str]:
     """Words and punctuation runs, digits read as 0."""
@@ -406,8 +425,6 @@ def hand_features(segment: str, tokens: list[str], starts: list[str], context: f
             names.add("carrier_addressed")
     if decoded:
         names.add("decoded")
-    if len(tokens) <= 3:
-        names.add("very_short")
     if segment.rstrip().endswith("?"):
         names.add("question")
     return names

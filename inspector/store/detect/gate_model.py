@@ -5,7 +5,7 @@ scikit-learn is used to train it, never to score.
 
 A text's score is its best segment's (features.segments), so one instruction buried in a long
 carried document is not diluted by the document, plus the weight learnt for the explainable
-rule that matched it, if one did (``r:<category>``: rules.py, asked by shape.py only when
+rule that matched it, if one did (``r:<category>:<rule>``: rules.py, asked by shape.py only when
 that weight could change the answer). Scoring sums the weights a segment's features
 have without building the feature dicts: a word's unigram and character-gram weights are added
 once and cached, so most words of a value cost one dict lookup.
@@ -39,6 +39,9 @@ class GateModel:
         self.version = doc["version"]
         self.threshold = float(doc["threshold"])
         self.threshold_logit = math.log(self.threshold / (1.0 - self.threshold))
+        # Rules precise enough across origins to hold a text on their own (shape.rule_match
+        # keys; bench/train_detector.py trusted_rules).
+        self.trusted_rules = frozenset(doc.get("trusted_rules", ()))
         self.bias = float(doc["bias"])
         self.corpus_digest = doc.get("corpus_digest", "")
         by_kind: dict[str, dict[str, float]] = {k: {} for k in "wcbshr"}
@@ -78,11 +81,14 @@ class GateModel:
     def segment_logit(self, segment: str, context: frozenset, decoded: bool) -> float:
         segment = segment.lower()
         tokens = fx.tokens_of(segment)
+        if fx.too_short(segment, tokens):
+            return fx.SHORT_LOGIT
         cache = self._word_cache
         try:    # every word seen before: one C-level pass
             total = sum(map(cache.__getitem__, tokens))
         except KeyError:
-            total = sum(map(self._word, tokens))
+            word = self._word
+            total = sum([cache[t] if t in cache else word(t) for t in tokens])
         zero = repeat(0.0)
         if len(tokens) > 1:
             total += sum(map(self._b.get, map(" ".join, zip(tokens, tokens[1:])), zero))
@@ -97,14 +103,18 @@ class GateModel:
         return max(self.segment_logit(seg, context, decoded)
                    for seg, decoded in fx.segments(text))
 
-    def rule_weight(self, category: str) -> float:
-        """What a rule of this category matching adds to the text's logit."""
-        return self._r.get(category, 0.0)
+    def rule_weight(self, rule: str) -> float:
+        """What this rule's matching (shape.rule_match's key) adds to the text's logit."""
+        return self._r.get(rule, 0.0)
 
-    def probability(self, text: str, rule_category: str | None = None) -> float:
-        """The text's probability, given the category of the rule that matched it (if any)."""
-        return _sigmoid(self.logit(text) + (self.rule_weight(rule_category) if rule_category
-                                            else 0.0))
+    def holds(self, text: str, rule: str | None = None) -> bool:
+        """rule_shape's decision, given the key of the rule that matched (if any): a trusted
+        rule, or the probability with the rule's weight at least the threshold."""
+        return rule in self.trusted_rules or self.probability(text, rule) >= self.threshold
+
+    def probability(self, text: str, rule: str | None = None) -> float:
+        """The text's probability, given the key of the rule that matched it (if any)."""
+        return _sigmoid(self.logit(text) + (self.rule_weight(rule) if rule else 0.0))
 
     # ------------------------------------------------------------ explaining
 
@@ -138,7 +148,8 @@ class GateModel:
         for word in starts:
             key = f"starts:{word}"
             parts[key] = parts.get(key, 0.0) + self._s.get(word, 0.0) * scale
-        ranked = sorted((item for item in parts.items() if item[1] > 0), key=lambda i: (-i[1], i[0]))
+        ranked = sorted((item for item in parts.items() if item[1] > 0),
+                        key=lambda i: (-i[1], i[0]))
         return [name for name, _ in ranked[:top]]
 
 

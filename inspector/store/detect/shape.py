@@ -79,13 +79,19 @@ def _candidates(text: str, words: set[str]) -> list[int]:
 
 def _first_rule(text: str, words: set[str] | None = None) -> Finding | None:
     """The first rule whose words the text holds and whose pattern (and check) match."""
+    found = _first_rule_at(text, words)
+    return found[0] if found else None
+
+
+def _first_rule_at(text: str, words: set[str] | None = None) -> tuple[Finding, int] | None:
+    """The same, with the rule's index in RULES."""
     unquoted = _unquote_mentions(text)
     if words is None or unquoted is not text:
         words = _words_of(unquoted)
     for index in _candidates(unquoted, words):
         found = _match(RULES[index], unquoted)
         if found:
-            return found
+            return found, index
     return None
 
 
@@ -99,21 +105,61 @@ def _match(rule: Rule, text: str) -> Finding | None:
 
 
 def rule_shape(text: str) -> Finding | None:
-    """An instruction aimed at the agent, as the gate model judges it: its score of the text
-    (gate_model.py) plus the weight it learnt for the rule that matched, if one did, at least
-    its threshold. The finding is the rule's (category and phrase) when a rule matched, else
-    the model's (probability, strongest sentence, strongest features). The rules are only
-    asked when their weight could change the answer: the plainly descriptive values that make
-    up most of a memory never meet the rules' regexes, the slow part of the gate."""
+    """An instruction aimed at the agent. Held when the first rule that matches is one the
+    model file trusts (a rule precise across origins: it holds on its own), or when the gate
+    model's probability — its score of the text (gate_model.py) plus the weight it learnt for
+    the rule that matched, if one did — is at least its threshold. The finding is the rule's
+    (category and phrase) when a rule matched, else the model's (probability, strongest
+    sentence, strongest features). The rules run only where they can change the answer: a
+    trusted rule's words (or a disguise) are in the text, or the model's score is within
+    the largest rule weight of its threshold."""
     model = gate_model.shipped()
     base = model.logit(text)
-    if base + model.rule_boost < model.threshold_logit:
+    near = base + model.rule_boost >= model.threshold_logit
+    if not near and not _may_trust(text, model):
         return None
-    found = rules_finding(text)
-    total = base + (model.rule_weight(found.category) if found else 0.0)
+    found = rule_match(text)
+    if found and found[1] in model.trusted_rules:
+        return found[0]
+    if not near:
+        return None
+    total = base + (model.rule_weight(found[1]) if found else 0.0)
     if total < model.threshold_logit:
         return None
-    return found or model_finding(text, model)
+    return found[0] if found else model_finding(text, model)
+
+
+def _trusted_words(model: gate_model.GateModel) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The words and substrings without which no trusted rule can match."""
+    words: set[str] = set()
+    marks: list[str] = []
+    for key in model.trusted_rules:
+        index = key.rsplit(":", 1)[1]
+        if index.isdigit():
+            words |= RULES[int(index)].words
+            marks += RULES[int(index)].marks
+    return frozenset(words), tuple(marks)
+
+
+_TRUSTED_CUES: dict[int, tuple[frozenset[str], tuple[str, ...]]] = {}
+
+
+def _may_trust(text: str, model: gate_model.GateModel) -> bool:
+    """Could a trusted rule match? Its words or substrings in the text, or a disguise
+    (look-alike letters, invisible characters, an encoding) that a trusted decoding undoes."""
+    if not model.trusted_rules:
+        return False
+    cues = _TRUSTED_CUES.get(id(model))
+    if cues is None:
+        cues = _TRUSTED_CUES[id(model)] = _trusted_words(model)
+    words, marks = cues
+    plain = normalize(text)
+    if plain is not text or not text.isascii():
+        return True
+    if fx._hints(plain):
+        return True
+    lower = plain.lower()
+    return not words.isdisjoint(_WORD.findall(lower)) or any(mark in lower for mark in marks)
 
 
 MODEL_SENTENCE_MAX = 60
@@ -136,19 +182,28 @@ def model_finding(text: str, model: gate_model.GateModel | None = None) -> Findi
 
 def rules_finding(text: str) -> Finding | None:
     """The first rule that matches, in plain sight or behind a disguise."""
+    found = rule_match(text)
+    return found[0] if found else None
+
+
+def rule_match(text: str) -> tuple[Finding, str] | None:
+    """The first rule that matches and its key for the gate model: "<category>:<index in
+    RULES>" for a rule read in plain sight, "obfuscation:<how>" behind a disguise (the model
+    learns a weight for each, as rules differ in precision far more than categories do)."""
     plain = normalize(text)
     words = _words_of(plain)
-    found = _first_rule(plain, words)
-    if found and plain != text and not _first_rule(text):
+    at = _first_rule_at(plain, words)
+    if at and plain != text and not _first_rule(text):
         # Only readable once zero-width splits or look-alike letters are undone: the
         # disguise is the finding a reviewer most needs to see.
-        return Finding("rule_shape", "obfuscation", found.excerpt)
-    if found:
-        return found
+        return Finding("rule_shape", "obfuscation", at[0].excerpt), "obfuscation:normalized"
+    if at:
+        return at[0], f"{at[0].category}:{at[1]}"
     # The decoders only where a disguise is likely (features._hints: stricter C-speed tests
     # than the decoders' own cues, which most multi-sentence values meet).
-    return ((_decoded_rule(plain, words) if fx._hints(plain) else None)
-            or _decoded_rule_of(_tag_smuggled(text), "tags"))
+    found = ((_decoded_rule(plain, words) if fx._hints(plain) else None)
+             or _decoded_rule_of(_tag_smuggled(text), "tags"))
+    return (found, "obfuscation:decoded") if found else None
 
 
 def _decoded_rule(text: str, words: set[str]) -> Finding | None:

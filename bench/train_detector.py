@@ -1,0 +1,273 @@
+"""Train the write gate's model (inspector/store/detect/gate_model.json) from the corpus.
+
+    python bench/train_detector.py [--out PATH]
+
+The corpus is every origin under tests/corpus/origins/*.jsonl (rows {"text", "label":
+"attack"|"benign", "category", "origin"}) plus tests/corpus/rule_shape.jsonl as the origin
+"legacy" (its benign_<category> rows are benign). A text that appears twice is kept once (its
+first origin in sorted order), so no text sits on both sides of a leave-one-origin-out split.
+
+The model: scikit-learn LogisticRegression (liblinear, a deterministic solver; fixed
+random_state) over detect/features.py's features, trained as multiple-instance learning,
+because a long document is scored by its best window: every window of a benign text is a
+negative; a short attack is a positive; for a long attack the window the current model finds
+most instruction-like is the positive (starting from all its windows at a shared weight),
+refitted ROUNDS times. A long benign text trains on at most BENIGN_WINDOWS of its windows
+(evenly spread), which keeps training fast; it is still scored on all of them. Features seen
+in fewer than MIN_DF training texts are dropped. The rules precise across the training
+origins are listed as trusted (they hold on their own). The shipped file holds only what
+scoring needs, rounded to DIGITS decimals and written with sorted keys, so the same corpus
+gives the same bytes. sklearn and numpy are needed here only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from inspector.store.detect import features as fx  # noqa: E402
+from inspector.store.detect import gate_model  # noqa: E402
+from inspector.store.detect.shape import rule_match  # noqa: E402
+
+ORIGINS = ROOT / "tests" / "corpus" / "origins"
+LEGACY = ROOT / "tests" / "corpus" / "rule_shape.jsonl"
+MODEL_PATH = ROOT / "inspector" / "store" / "detect" / gate_model.MODEL_FILE
+
+VERSION = 1
+C = 1.0
+MIN_DF = 2
+ROUNDS = 1
+# A rule whose matches, over the training origins, are at least TRUSTED_PRECISION attacks (of
+# at least TRUSTED_HITS) holds a text on its own, whatever the model says ("Ignore previous
+# instructions", "Dear AI, …", a disguise undone): the explainable layer the brief keeps. The
+# others are evidence the model weighs (r:<rule> features), since on origins they were not
+# written for some misfire often (a third of "Always cc …"-rule matches are benign there).
+TRUSTED_PRECISION = 0.95
+TRUSTED_HITS = 10
+BENIGN_WINDOWS = 20   # a long benign text trains on at most this many of its windows, evenly spread
+DIGITS = 4
+# The shipped threshold on the model's probability (with the matching rule's weight); a text
+# is held when it scores at least this or a trusted rule matches. Chosen on the calibration
+# table of bench/detector_report.py, which pools leave-one-origin-out predictions (each
+# origin scored by a model that never saw it), never on the in-corpus figures nor on any
+# held-out set.
+#
+# Why 0.975. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
+# meets both on this corpus (7,116 texts, 11 origins; trusted rules held whatever the score;
+# bench/detector_report.py, 2026-11-30; the report's calibration table has every point):
+#     threshold  0.40   0.50   0.80   0.90   0.95   0.97   0.975  0.98
+#     recall     0.906  0.888  0.791  0.721  0.650  0.597  0.579  0.559
+#     FPR        0.292  0.233  0.105  0.065  0.043  0.033  0.029  0.027
+# (0.975: 2,025 of 3,495 attacks, 104 of 3,621 benign. The rules alone on the same corpus:
+# recall 0.559, FPR 0.107.)
+# The benign texts are the hard cases the issue asked for (texts about prompt injection that
+# quote payloads, chat logs with User:/Assistant: turns, configs holding system prompts,
+# e-mails telling colleagues what to do), and every benign text held is a reviewer's time and
+# a user's memory not written (DESIGN §2.3: "that is where the false-positive budget goes").
+# So the budget is kept and recall is what gives: THRESHOLD is the lowest grid threshold
+# whose pooled LOOO FPR is within 0.03. A deployment that can afford more review can lower
+# it (one line here, then retrain); the table says what each choice costs.
+THRESHOLD = 0.975
+
+
+# ---------------------------------------------------------------- corpus
+
+def load_rows(origins: Path = ORIGINS, legacy: Path = LEGACY) -> list[dict]:
+    """Every labelled row, tagged with its origin, duplicates (by normalized text) dropped."""
+    rows: list[dict] = []
+    for path in sorted(origins.glob("*.jsonl")) if origins.is_dir() else []:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(row, dict) or not isinstance(row.get("text"), str):
+                continue
+            if row.get("label") not in ("attack", "benign") or not row["text"].strip():
+                continue
+            rows.append({"text": row["text"], "label": row["label"],
+                         "category": str(row.get("category") or "uncategorized"),
+                         "origin": str(row.get("origin") or path.stem)})
+    if legacy.exists():
+        for line in legacy.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                category = row["category"]
+                rows.append({"text": row["text"], "label": row["label"],
+                             "category": (category.removeprefix("benign_")
+                                          if row["label"] == "attack" else category),
+                             "origin": "legacy"})
+    rows.sort(key=lambda r: r["origin"])          # stable: file order kept inside an origin
+    seen: set[str] = set()
+    kept = []
+    for row in rows:
+        key = " ".join(fx.normalize(row["text"]).lower().split())
+        if key not in seen:
+            seen.add(key)
+            kept.append(row)
+    return kept
+
+
+def corpus_digest(rows: list[dict]) -> str:
+    digest = hashlib.sha256()
+    for row in rows:
+        digest.update(json.dumps([row["origin"], row["label"], row["category"], row["text"]],
+                                 ensure_ascii=False).encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------- training
+
+def featurize(rows: list[dict]) -> list[list[dict[str, float]]]:
+    """Each row's segments' feature dicts (computed once, shared by every fold): the text's
+    features and, in every segment, ``r:<key>`` for the rule that matched the text (shape.
+    rule_match: "<category>:<index>"; a constant added to every window adds to their best
+    one, so the scorer adds it once)."""
+    found = []
+    for row in rows:
+        segs = fx.features(row["text"])
+        rule = rule_match(row["text"])
+        if rule:
+            for seg in segs:
+                seg["r:" + rule[1]] = 1.0
+        found.append(segs)
+    return found
+
+
+def fit(rows: list[dict], feats: list[list[dict[str, float]]], threshold: float = THRESHOLD,
+        c: float = C) -> dict:
+    """Train on these rows; the model document (weights rounded) that gate_model loads."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from sklearn.linear_model import LogisticRegression
+
+    df: Counter = Counter()
+    for segs in feats:
+        df.update({name for seg in segs for name in seg})
+    vocab = sorted(name for name, n in df.items() if n >= MIN_DF or name[0] in "hr")
+    index = {name: i for i, name in enumerate(vocab)}
+
+    def matrix(segs: list[dict[str, float]]):
+        data, cols, ptr = [], [], [0]
+        for seg in segs:
+            for name, value in sorted(seg.items()):
+                j = index.get(name)
+                if j is not None:
+                    cols.append(j)
+                    data.append(value)
+            ptr.append(len(cols))
+        return csr_matrix((np.array(data, dtype=np.float64), np.array(cols, dtype=np.int64),
+                           np.array(ptr, dtype=np.int64)), shape=(len(segs), len(vocab)))
+
+    # Fixed instances: every benign segment, every single-segment attack.
+    fixed_segs, fixed_y, fixed_w = [], [], []
+    multi: list[list[dict[str, float]]] = []
+    for row, segs in zip(rows, feats):
+        if row["label"] == "benign":
+            if len(segs) > BENIGN_WINDOWS:
+                step = len(segs) / BENIGN_WINDOWS
+                segs = [segs[int(i * step)] for i in range(BENIGN_WINDOWS)]
+            fixed_segs += segs
+            fixed_y += [0] * len(segs)
+            fixed_w += [1.0] * len(segs)
+        elif len(segs) == 1:
+            fixed_segs += segs
+            fixed_y.append(1)
+            fixed_w.append(1.0)
+        else:
+            multi.append(segs)
+    fixed_x = matrix(fixed_segs)
+    multi_x = [matrix(segs) for segs in multi]
+
+    from scipy.sparse import vstack
+    chosen = None
+    model = None
+    for round_ in range(ROUNDS + 1):
+        if round_ == 0:     # all windows of a long attack, sharing one attack's weight
+            parts = [fixed_x] + multi_x
+            y = fixed_y + [1] * sum(m.shape[0] for m in multi_x)
+            w = fixed_w + [1.0 / m.shape[0] for m in multi_x for _ in range(m.shape[0])]
+        else:               # the window the model finds most instruction-like
+            scores = [model.decision_function(m) for m in multi_x]
+            chosen = [int(np.argmax(s)) for s in scores]
+            parts = [fixed_x] + [m[k] for m, k in zip(multi_x, chosen)]
+            y = fixed_y + [1] * len(multi_x)
+            w = fixed_w + [1.0] * len(multi_x)
+        x = vstack(parts).tocsr()
+        y_arr = np.array(y)
+        w_arr = np.array(w)
+        # balance the two classes by total weight
+        pos, neg = w_arr[y_arr == 1].sum(), w_arr[y_arr == 0].sum()
+        w_arr = np.where(y_arr == 1, w_arr * (pos + neg) / (2 * pos),
+                         w_arr * (pos + neg) / (2 * neg))
+        model = LogisticRegression(solver="liblinear", C=c, random_state=0, max_iter=1000,
+                                   intercept_scaling=10.0)
+        model.fit(x, y_arr, sample_weight=w_arr)
+
+    weights = {}
+    for name, weight in zip(vocab, model.coef_[0]):
+        rounded = round(float(weight), DIGITS)
+        if rounded != 0.0:
+            weights[name] = rounded
+    return {"version": VERSION, "threshold": threshold, "trusted_rules": trusted_rules(rows, feats),
+            "bias": round(float(model.intercept_[0]), DIGITS), "weights": weights}
+
+
+def rule_key(segs: list[dict[str, float]]) -> str | None:
+    """The key of the rule that matched a text, from its features (featurize puts it there)."""
+    return next((name[2:] for name in segs[0] if name.startswith("r:")), None) if segs else None
+
+
+def trusted_rules(rows: list[dict], feats: list[list[dict[str, float]]]) -> list[str]:
+    """The rules precise enough, over these rows, to hold a text on their own: at least
+    TRUSTED_HITS matches, at least TRUSTED_PRECISION of them attacks."""
+    hits: Counter = Counter()
+    attacks: Counter = Counter()
+    for row, segs in zip(rows, feats):
+        key = rule_key(segs)
+        if key:
+            hits[key] += 1
+            attacks[key] += row["label"] == "attack"
+    return sorted(key for key, n in hits.items()
+                  if n >= TRUSTED_HITS and attacks[key] / n >= TRUSTED_PRECISION)
+
+
+def dump(doc: dict) -> bytes:
+    return (json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+            + "\n").encode("utf-8")
+
+
+def train(out: Path = MODEL_PATH, rows: list[dict] | None = None) -> dict:
+    rows = load_rows() if rows is None else rows
+    doc = fit(rows, featurize(rows))
+    doc["corpus_digest"] = corpus_digest(rows)
+    doc["corpus_rows"] = len(rows)
+    out.write_bytes(dump(doc))
+    return doc
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    args = parser.parse_args()
+    rows = load_rows()
+    doc = train(args.out, rows)
+    counts = Counter((r["origin"], r["label"]) for r in rows)
+    print(f"{len(rows)} rows from {len({r['origin'] for r in rows})} origins; "
+          f"{len(doc['weights'])} weights; threshold {doc['threshold']}; "
+          f"{args.out.stat().st_size:,} bytes -> {args.out}")
+    for (origin, label), n in sorted(counts.items()):
+        print(f"  {origin:<28}{label:<8}{n:>6}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
