@@ -6,14 +6,16 @@
 -- entry wins at most one row per context), marks names its markers and where its winner
 -- comes from (badges are drawn from present/glyphs), haystack is what the filter searches
 -- (lower-cased once here, so a keystroke is one contains() scan).
+-- sensitivity and held_reason come along so that a secret's value is shown masked.
 CREATE OR REPLACE TABLE tui_all AS
-SELECT pos - 1 AS vpos,
-    memory_id || chr(31) || scope AS row_key,
-    list_concat(markers, CASE WHEN len(overridden_in) > 0 THEN ['overridden'] ELSE [] END,
-                CASE WHEN belief_scope <> scope THEN ['from_broader'] ELSE [] END) AS marks,
-    lower(concat_ws(chr(31), memory_id, entity, attribute, value::VARCHAR, source, scope)) AS haystack,
-    *
-FROM beliefs
+SELECT b.pos - 1 AS vpos,
+    b.memory_id || chr(31) || b.scope AS row_key,
+    list_concat(b.markers, CASE WHEN len(b.overridden_in) > 0 THEN ['overridden'] ELSE [] END,
+                CASE WHEN b.belief_scope <> b.scope THEN ['from_broader'] ELSE [] END) AS marks,
+    lower(concat_ws(chr(31), b.memory_id, b.entity, b.attribute, b.value::VARCHAR, b.source,
+                    b.belief_scope)) AS haystack,
+    b.*, e.sensitivity, e.held_reason
+FROM beliefs b LEFT JOIN entries e ON e.memory_id = b.memory_id
 
 -- name: tui_beliefs_filtered
 -- The rows whose key, value, source, id or scope contain the filter text, renumbered from 0.
@@ -33,11 +35,18 @@ CREATE OR REPLACE VIEW tui_beliefs AS SELECT * FROM tui_all
 -- Where a belief row lies in the Beliefs screen's rows (to move the cursor to it).
 SELECT vpos FROM tui_beliefs WHERE memory_id = $id ORDER BY (scope = $scope) DESC, vpos LIMIT 1
 
+-- name: tui_beliefs_find_ordered
+-- The same when the operator sorted or narrowed the rows (positions are tui_order's).
+SELECT o.vpos FROM tui_order o JOIN tui_beliefs r ON r.vpos = o.src
+WHERE o.screen = 'beliefs' AND r.memory_id = $id ORDER BY (r.scope = $scope) DESC, o.vpos LIMIT 1
+
 -- name: tui_held_rows
 -- The Review screen: the held queue, oldest hold first, numbered from 0.
+-- hold_reason is the reason the hold event gives (importers write one), if any.
 CREATE OR REPLACE TABLE tui_held AS
 SELECT row_number() OVER (ORDER BY seq) - 1 AS vpos, memory_id, held_reason, entity, attribute,
-    value, source, scope, observed_at, "at" AS held_at, actor
+    value, source, scope, observed_at, "at" AS held_at, actor, sensitivity, layer,
+    reason AS hold_reason
 FROM entries WHERE status = 'held'
 
 -- name: tui_quarantine_rows
@@ -45,7 +54,7 @@ FROM entries WHERE status = 'held'
 -- event that quarantined them, newest first.
 CREATE OR REPLACE TABLE tui_quarantine AS
 SELECT row_number() OVER (ORDER BY seq DESC) - 1 AS vpos, memory_id, entity, attribute, value,
-    scope, batch, actor, "at" AS quarantined_at, reason
+    scope, batch, actor, "at" AS quarantined_at, reason, sensitivity, held_reason
 FROM entries WHERE status = 'quarantined'
 
 -- name: tui_conflict_rows
@@ -53,11 +62,12 @@ FROM entries WHERE status = 'quarantined'
 CREATE OR REPLACE TABLE tui_conflicts AS
 SELECT row_number() OVER (ORDER BY entity, attribute, scope, marker) - 1 AS vpos,
     memory_id || chr(31) || scope || chr(31) || marker AS row_key, * FROM (
-    SELECT scope, entity, attribute, marker, memory_id,
-        CASE marker WHEN 'contested' THEN contested_ids WHEN 'claim_disagrees' THEN claim_ids
-             WHEN 'inference_disagrees' THEN inference_ids ELSE vetoed_ids END AS causes,
-        value
-    FROM (SELECT *, unnest(markers) AS marker FROM beliefs)
+    SELECT m.scope, m.entity, m.attribute, m.marker, m.memory_id,
+        CASE m.marker WHEN 'contested' THEN m.contested_ids WHEN 'claim_disagrees' THEN m.claim_ids
+             WHEN 'inference_disagrees' THEN m.inference_ids ELSE m.vetoed_ids END AS causes,
+        m.value, e.sensitivity, e.held_reason
+    FROM (SELECT *, unnest(markers) AS marker FROM beliefs) m
+    LEFT JOIN entries e ON e.memory_id = m.memory_id
 )
 
 -- name: tui_log_view
@@ -98,6 +108,99 @@ SELECT (SELECT count(*) FROM versions) AS events,
     (SELECT count(*) FROM entries WHERE entity IS NOT NULL) AS entries
 
 -- name: tui_entry_tree
--- Key, value and status of a set of entries (labels of the lineage tree).
-SELECT memory_id, entity, attribute, value, kind, status, scope FROM entries
-WHERE memory_id = ANY($ids::VARCHAR[])
+-- Key, value and status of a set of entries (labels of the lineage tree, rivals, plans), with
+-- what tells whether the value is shown masked.
+SELECT memory_id, entity, attribute, value, kind, status, scope, sensitivity, held_reason
+FROM entries WHERE memory_id = ANY($ids::VARCHAR[])
+
+-- name: tui_order_create
+-- A table's rows in the order the operator asked for (a sort, or one value of a column):
+-- per screen, position vpos in that order -> position src in the screen's table.
+CREATE TABLE IF NOT EXISTS tui_order (screen VARCHAR, vpos BIGINT, src BIGINT)
+
+-- name: tui_order_clear
+DELETE FROM tui_order WHERE screen = $screen
+
+-- name: tui_order_fill
+-- Sort by column $sort ($descending), keeping only rows whose column $field reads $value when
+-- $narrowed; ties keep the table's own order. Columns are named through struct_extract,
+-- so the statement takes them as parameters.
+INSERT INTO tui_order
+SELECT $screen, row_number() OVER (ORDER BY
+        CASE WHEN $descending THEN NULL ELSE k END ASC NULLS LAST,
+        CASE WHEN $descending THEN k END DESC NULLS LAST, vpos) - 1, vpos
+FROM (SELECT vpos, struct_extract(r, $sort) AS k, struct_extract(r, $field)::VARCHAR AS v
+      FROM query_table($table) r)
+WHERE NOT $narrowed OR v IS NOT DISTINCT FROM $value
+
+-- name: tui_order_count
+SELECT count(*) FROM tui_order WHERE screen = $screen
+
+-- name: tui_order_page
+-- One page of a screen's rows in the order asked for, numbered by that order.
+SELECT o.vpos, r.* EXCLUDE (vpos)
+FROM tui_order o JOIN query_table($table) r ON r.vpos = o.src
+WHERE o.screen = $screen AND o.vpos BETWEEN $first AND $last ORDER BY o.vpos
+
+-- name: tui_widest
+-- The widest value of a column, in characters (an id column is as wide as this: never cut).
+SELECT max(length(struct_extract(r, $field)::VARCHAR)) FROM query_table($table) r
+
+-- name: tui_time_span
+-- What the rows of a time column differ in: how many years (and the first), any seconds.
+SELECT count(DISTINCT year(t)), min(year(t)), coalesce(bool_or(second(t) <> 0), false)
+FROM (SELECT struct_extract(r, $field) AS t FROM query_table($table) r)
+
+-- name: tui_present
+-- Which of $keys (values of column $field) a table still holds (marks of rows that left go).
+SELECT DISTINCT struct_extract(r, $field)::VARCHAR FROM query_table($table) r
+WHERE struct_extract(r, $field)::VARCHAR IN (SELECT unnest($keys::VARCHAR[]))
+
+-- name: tui_frequencies
+-- A column's values with how many rows hold each (visidata's Shift+F), most frequent first.
+SELECT struct_extract(r, $field)::VARCHAR AS value, count(*) AS n FROM query_table($table) r
+GROUP BY 1 ORDER BY n DESC, value NULLS LAST LIMIT 500
+
+-- name: tui_frequencies_flagged
+-- The same for the value column, with whether an entry holding the value is marked secret.
+SELECT struct_extract(r, $field)::VARCHAR AS value, count(*) AS n,
+    bool_or(coalesce(r.sensitivity = 'secret' OR r.held_reason = 'secret', false)) AS secret
+FROM query_table($table) r
+GROUP BY 1 ORDER BY n DESC, value NULLS LAST LIMIT 500
+
+-- name: tui_statuses
+-- The current status of some entries (Findings drops those no longer active or held).
+SELECT memory_id, status FROM entries WHERE memory_id IN (SELECT unnest($ids::VARCHAR[]))
+
+-- name: tui_erase_preview
+-- The erasure preview: each entry considered, with its key and value (shown masked if secret).
+SELECT memory_id, status, kind, entity, attribute, value, sensitivity, held_reason FROM entries
+WHERE memory_id IN (SELECT unnest($ids::VARCHAR[]))
+
+-- name: tui_subjects
+-- Data subjects the store knows, with how many entries name each: declared subjects, and
+-- user:/customer: entities and source principals (what erasure by subject matches).
+SELECT name, count(DISTINCT memory_id) AS entries FROM (
+    SELECT subject AS name, memory_id FROM entries WHERE subject IS NOT NULL
+    UNION ALL SELECT entity, memory_id FROM entries
+        WHERE entity LIKE 'user:%' OR entity LIKE 'customer:%'
+    UNION ALL SELECT split_part(source, '/', 1), memory_id FROM entries
+        WHERE source LIKE 'user:%' OR source LIKE 'customer:%'
+) WHERE name IS NOT NULL AND name <> '' AND memory_id IN (
+    SELECT memory_id FROM entries WHERE status <> 'erased')
+GROUP BY name ORDER BY entries DESC, name
+
+-- name: tui_event_pair
+-- The Audit screen's Enter: an event's state, and the state before it (the same entry's
+-- previous event), newest first.
+SELECT * FROM versions
+WHERE memory_id = (SELECT memory_id FROM versions WHERE seq = $seq) AND seq <= $seq
+ORDER BY seq DESC LIMIT 2
+
+-- name: tui_hash_at
+-- The hash of the loaded event at a seq (the header compares it with the log on disk).
+SELECT hash FROM versions WHERE seq = $seq
+
+-- name: ids_since_seq
+-- The entries events after $seq changed (what the live view judges again).
+SELECT DISTINCT memory_id FROM versions WHERE seq > $seq

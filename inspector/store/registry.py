@@ -82,7 +82,7 @@ ACTIONS: dict[str, Action] = {a.name: a for a in (
            "Approve held writes: they become active and may be believed."),
     Action("reject", "x", ("held",), "rejected", "never", True,
            "Reject held writes: they are never believed."),
-    Action("quarantine", "q", ("active", "held"), "quarantined", "default", False,
+    Action("quarantine", "Q", ("active", "held"), "quarantined", "default", False,
            "Quarantine entries and (by default) everything derived from them.", options=(CASCADE,)),
     Action("release", "u", ("quarantined",), None, "optional", False,
            "Release quarantined entries to the status they had before.", options=(RELEASE_CASCADE,)),

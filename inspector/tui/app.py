@@ -16,12 +16,16 @@ from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
 
+from ..present.text import render
 from ..store.errors import InspectorError
 from ..store.registry import ACTIONS
 from ..store.logfile import StorePaths, exposure_warning
 from .commands import InspectorCommands
 from .keymap import load_config
+from .live import log_change
+from .modals.dialog import Pending
 from .modals.erase import EraseModal
+from .modals.help import HelpScreen
 from .modals.plan import PlanModal
 from .screens import screen_classes, specs
 from .session import Session, apply_action, plan_action
@@ -36,9 +40,11 @@ class InspectorApp(App):
     TITLE = "inspector"
     COMMANDS = App.COMMANDS | {InspectorCommands}
     MODES = screen_classes()
-    BINDINGS = [Binding(str(spec.order), f"switch_mode('{spec.name}')", spec.label, show=False,
-                        id=f"screen.{spec.name}") for spec in specs()] + [
-        Binding("ctrl+q", "quit", "quit", id="app.quit")]
+    BINDINGS = [Binding(str(spec.order), f"switch_mode('{spec.name}')", f"go to {spec.label}",
+                        show=False, id=f"screen.{spec.name}") for spec in specs()] + [
+        Binding("question_mark", "help", "help: the keys of this screen", show=False, id="app.help"),
+        Binding("q", "quit_key", "quit", show=False, id="app.quit_q"),
+        Binding("ctrl+q", "quit", "quit", show=False, id="app.quit")]
 
     status: reactive[Status] = reactive(Status, always_update=True)
 
@@ -49,6 +55,7 @@ class InspectorApp(App):
         self.pending_write = False
         self.generation = 0            # bumped whenever what the screens show may have changed
         self._seen: tuple[int, int] | None = None
+        self._origin = None            # the screen the running action was started from
         self._live_at = 0.0
 
     def on_mount(self) -> None:
@@ -71,7 +78,18 @@ class InspectorApp(App):
     def open_belief(self, memory_id: str) -> None:
         """Switch to the Beliefs screen and move to `memory_id` (a jump from another screen)."""
         self.switch_mode("beliefs")
-        self.screen.call_after_refresh(self.screen.show_entry, memory_id)
+        self.screen.call_after_refresh(self.screen.go_to, memory_id)
+
+    def action_help(self) -> None:
+        if hasattr(self.screen, "SPEC"):
+            self.push_screen(HelpScreen(self.screen))
+
+    def action_quit_key(self) -> None:
+        """q quits (as in lazygit and htop), except while a write is running."""
+        if self.pending_write:
+            self.notify("A write is running: quit when it is done.", severity="warning")
+            return
+        self.exit()
 
     # -- loading and live -----------------------------------------------------------------------
 
@@ -112,21 +130,36 @@ class InspectorApp(App):
         except OSError:
             return
         seen = (st.st_ino, st.st_size)
-        if self._seen is not None and seen != self._seen and not self.pending_write:
+        state = self.session.store.state
+        loaded = (state.inode, state.offset + len(state.torn))
+        # Against what the store loaded (a change before the first poll counts), once per change.
+        if seen != loaded and seen != self._seen and not self.pending_write:
             self._take_live()
         self._seen = seen
         if self.status.live_recent and time.monotonic() - self._live_at > 3:
             self.set_status(live_recent=False)
 
-    @work(thread=True, exclusive=True, group="store")
+    @work(thread=True, exclusive=True, group="store", exit_on_error=False)
     def _take_live(self) -> None:
+        """Load what another process appended; say in the header when the log went back or was
+        replaced, or when new lines cannot be loaded (the screens keep what they showed)."""
+        store = self.session.store
+        state = store.state
         try:
-            added = self.session.store.refresh()
-        except InspectorError as error:
-            self.call_from_thread(self.notify, str(error), severity="error", timeout=30)
+            problem = log_change(store.paths.log, state.seq, state.hash, state.offset, state.inode,
+                                 self.session.hash_at)
+            if problem:
+                self.call_from_thread(self.set_status, log_problem=problem)
+            added = store.refresh()
+        except Exception as error:        # never a crash: the header says what is wrong
+            self.call_from_thread(self.set_status, live_error=render(str(error), one_line=True))
             return
-        if added:
+        if self.status.live_error:
+            self.call_from_thread(self.set_status, live_error=None)
+        if problem:
             self.session.rebuild_view()
+        elif added:
+            self.session.take_appended()
             self._live_at = time.monotonic()
             self.call_from_thread(self.set_status, live_recent=True)
             self.call_from_thread(self._after_change)
@@ -154,43 +187,77 @@ class InspectorApp(App):
 
     # -- actions (one registry drives the keys of every screen) -------------------------------
 
-    def start_action(self, name: str, ids: list[str], visible, subject: str | None = None) -> None:
-        """Plan a registry action on `ids` (or a subject) and open its confirmation."""
+    def start_action(self, name: str, ids: list[str], visible, subject: str | None = None,
+                     filtered: bool = False) -> None:
+        """Open the action's dialog at once (what the operator types next goes into it, never
+        to the table), then plan it in a worker: the dialog shows the plan or the refusal."""
+        pending = Pending(name, ids, subject)
+        self._origin = self.screen
+        self.push_screen(pending)
         if ACTIONS[name].whole_store and self.session.scope is not None:
-            self.notify(f"{name.capitalize()} works on the whole store: open it without --scope "
-                        f"to {name}.", severity="error")
+            pending.call_after_refresh(pending.refuse, f"{name} works on the whole store: open it "
+                                                       f"without --scope to {name}.")
             return
-        self._plan(name, ids, visible, subject)
+        self._plan(pending, name, ids, visible, subject, filtered)
 
     @work(thread=True, exclusive=True, group="plan")
-    def _plan(self, name: str, ids: list[str], visible, subject: str | None) -> None:
+    def _plan(self, pending: Pending, name: str, ids: list[str], visible, subject: str | None,
+              filtered: bool) -> None:
         try:
             plan = plan_action(self.session, name, ids, subject)
         except InspectorError as error:
-            self.call_from_thread(self.notify, str(error), severity="error", timeout=10)
+            self.call_from_thread(pending.refuse, str(error))
             return
         hidden = len(set(plan.affected) - visible(plan.affected))
-        modal = CONFIRMATIONS[plan.action.confirm](plan, hidden)
-        self.call_from_thread(self.push_screen, modal,
-                              lambda reason: reason is not None and self._write(plan, reason))
+        changed = [side["memory_id"] for c in getattr(plan, "belief_changes", ())
+                   for side in (c["before"], c["after"]) if side]
+        context = {"filtered": filtered, "secret": self.session.secret_ids(changed),
+                   "view_time": self._view_time()}
+        self.call_from_thread(self._show_plan, pending, plan, hidden, context)
+
+    def _view_time(self) -> str | None:
+        s = self.status
+        parts = [f"as of {s.as_of}"] if s.as_of else []
+        parts += [f"valid at {s.valid_at}"] if s.valid_at else []
+        return ", ".join(parts) or None
+
+    def _show_plan(self, pending: Pending, plan, hidden: int, context: dict) -> None:
+        """Put the plan's dialog where the pending one is (if the operator has not closed it),
+        with what was typed meanwhile."""
+        if self.screen is not pending:
+            return
+        modal = CONFIRMATIONS[plan.action.confirm](plan, hidden, typed=pending.typed(), **context)
+        self.switch_screen(modal)
+
+    def apply_plan(self, dialog, plan, reason: str) -> None:
+        self._write(dialog, plan, reason)
 
     @work(thread=True, exclusive=True, group="write")
-    def _write(self, plan, reason: str) -> None:
-        """Apply a reviewed plan (the one write path of the TUI), then show what it did."""
+    def _write(self, dialog, plan, reason: str) -> None:
+        """Apply a reviewed plan (the one write path of the TUI); a refusal goes back to the
+        dialog, which stays open."""
         self._pending(True)
         try:
             result = apply_action(self.session, plan, reason)
         except InspectorError as error:
-            self.call_from_thread(self.notify, str(error), severity="error", timeout=15)
+            self.call_from_thread(dialog.failed, str(error))
             return
         finally:
             self._pending(False)
         self.session.last_result = result
-        self.session.rebuild_view()
-        self.call_from_thread(self.notify, result.done(), timeout=10)
-        self.call_from_thread(self._after_change)
+        self.session.take_appended()            # an erasure reloaded the store: a full rebuild
+        self.call_from_thread(self._written, dialog, result)
         if plan.action.rewrites_log:
             self.verify_chain()
+
+    def _written(self, dialog, result) -> None:
+        """The write is done: close the dialog, clear the marks it acted on, say what it did."""
+        dialog.done(result)
+        origin = self._origin
+        cleared = origin.clear_marks() if origin is not None else 0
+        note = f" · {cleared} {'mark' if cleared == 1 else 'marks'} cleared" if cleared else ""
+        self.notify(result.done() + note, timeout=10, markup=False)
+        self._after_change()
 
     def _pending(self, pending: bool) -> None:
         """Worker thread: a write is (no longer) running; actions are disabled meanwhile."""

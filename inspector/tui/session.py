@@ -9,12 +9,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping
 
-from ..store import beliefs, entries, lineage
+from ..present.mask import is_secret, mask_text, mask_value
+from ..store import beliefs, entries, gate, lineage
 from ..store.actions import Request
 from ..store.beliefs import Moment, ViewSpec
 from ..store.load import Store
 from ..store.registry import ACTIONS
 from ..store.queries import sql
+from .sources import ListSource, TableSource, masked, rows_of  # noqa: F401 (ListSource: screens)
 
 
 INDEXES = ("index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
@@ -22,37 +24,7 @@ INDEXES = ("index_entries_id", "index_versions_id", "index_edges_src", "index_ed
 
 
 def _rows(cursor) -> list[dict]:
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
-
-
-class TableSource:
-    """Rows of a position-numbered table or view (column vpos from 0), paged with vpos BETWEEN."""
-
-    def __init__(self, session: "Session", table: str):
-        self.session, self.table = session, table
-
-    def count(self) -> int:
-        with self.session.reader() as cur:
-            return cur.execute(sql("tui_count"), {"table": self.table}).fetchone()[0]
-
-    def fetch(self, first: int, last: int) -> list[Mapping[str, Any]]:
-        with self.session.reader() as cur:
-            return _rows(cur.execute(sql("tui_page"), {"table": self.table, "first": first,
-                                                       "last": last}))
-
-
-class ListSource:
-    """Rows already in memory (a small derived result such as scan findings)."""
-
-    def __init__(self, rows: list[Mapping[str, Any]]):
-        self.rows = rows
-
-    def count(self) -> int:
-        return len(self.rows)
-
-    def fetch(self, first: int, last: int) -> list[Mapping[str, Any]]:
-        return self.rows[first:last + 1]
+    return rows_of(cursor)
 
 
 @dataclass
@@ -75,6 +47,8 @@ class Detail:
     dangling: list[str] = field(default_factory=list)
     cycles: list[list[str]] = field(default_factory=list)
     lineage_loaded: bool = False
+    secret: bool = False                  # its value is shown masked unless revealed
+    held_why: str = ""                    # a held entry: what the gate matched
 
 
 class Session:
@@ -90,9 +64,12 @@ class Session:
         self.chain: dict | None = None  # the last audit --verify report
         self.last_result = None         # the plan last applied (an erasure's has its certificate)
         self._whole: Store | None = None
+        self._built = None     # (spec, store generation, seq) the belief view was built for
 
     def open(self) -> Store:
         self.store = Store(self.path, scope=self.scope)
+        with self.store.lock:
+            self.store.con.execute(sql("tui_order_create"))
         return self.store
 
     def index(self) -> None:
@@ -134,7 +111,30 @@ class Session:
             self.spec = replace(self.spec, moment=Moment.resolve())
         with self.store.lock, self.reader() as cur:
             beliefs.materialize(cur, self.spec)
-            for screen in specs():
+            self._built = (self.spec, self.store.generation, self.store.state.seq)
+            return self._rows_of_screens(cur, specs())
+
+    def take_appended(self) -> int:
+        """After lines were appended and loaded: bring the view up to now by judging again only
+        the keys the new events (and time) can have changed (beliefs.patch), then every
+        screen's rows; a full rebuild when the view was not built live, or the store reloaded."""
+        from .screens import specs
+        built = self._built
+        if not self.live_time or built is None or built[1] != self.store.generation:
+            return self.rebuild_view()
+        spec = replace(self.spec, moment=Moment.resolve())
+        with self.store.lock, self.reader() as cur:
+            changed = [i for (i,) in cur.execute(sql("ids_since_seq"), {"seq": built[2]}).fetchall()]
+            count = beliefs.patch(cur, spec, built[0].moment.tk, changed)
+            if count is None:
+                beliefs.materialize(cur, spec)
+            self.spec = spec
+            self._built = (spec, self.store.generation, self.store.state.seq)
+            return self._rows_of_screens(cur, specs())
+
+    def _rows_of_screens(self, cur, screens) -> int:
+        with self.store.lock:
+            for screen in screens:
                 for name in screen.rebuild_statements(self.scope is not None):
                     cur.execute(sql(name))
             return self._filter(cur)
@@ -152,8 +152,9 @@ class Session:
             cur.execute(sql("tui_beliefs_unfiltered"))
         return cur.execute(sql("tui_count"), {"table": "tui_beliefs"}).fetchone()[0]
 
-    def table_source(self, table: str) -> TableSource:
-        return TableSource(self, table)
+    def table_source(self, table: str, **order) -> TableSource:
+        """The rows of `table` (screen=, sort=, narrow=: see TableSource)."""
+        return TableSource(self, table, **order)
 
     def visible(self, screen, ids: list[str]) -> set[str]:
         """Which of `ids` a screen's table shows (a screen without a table shows all it lists)."""
@@ -163,19 +164,47 @@ class Session:
             return {i for (i,) in cur.execute(sql(screen.visible),
                                               {"table": screen.table, "ids": ids}).fetchall()}
 
-    def find_belief(self, memory_id: str, scope: str) -> int | None:
+    def find_belief(self, memory_id: str, scope: str, ordered: bool = False) -> int | None:
+        """The position of `memory_id`'s belief row (in the operator's order when `ordered`)."""
+        name = "tui_beliefs_find_ordered" if ordered else "tui_beliefs_find"
         with self.reader() as cur:
-            row = cur.execute(sql("tui_beliefs_find"), {"id": memory_id, "scope": scope}).fetchone()
+            row = cur.execute(sql(name), {"id": memory_id, "scope": scope}).fetchone()
         return row[0] if row else None
 
     def erasure_rows(self, plan) -> list[dict]:
-        """The erasure preview's rows: each entry the plan erases or retains, with its fate."""
+        """The erasure preview's rows: each entry the plan erases or retains, with its fate,
+        key and value (masked when secret)."""
         with self.reader() as cur:
-            found = {r[0]: r for r in cur.execute(sql("erase_entries"),
-                                                  {"ids": plan.erased + plan.retained}).fetchall()}
-        return [{"memory_id": i, "fate": fate, "kind": found[i][2] if i in found else "",
-                 "status": found[i][1] if i in found else ""}
+            found = {r["memory_id"]: r for r in masked(rows_of(cur.execute(
+                sql("tui_erase_preview"), {"ids": plan.erased + plan.retained})))}
+        return [{**found.get(i, {}), "memory_id": i, "fate": fate}
                 for fate, ids in (("erase", plan.erased), ("retain", plan.retained)) for i in ids]
+
+    def subjects(self) -> list[dict]:
+        """The data subjects the store knows ({"name", "entries"}), most entries first."""
+        with self.reader() as cur:
+            return rows_of(cur.execute(sql("tui_subjects")))
+
+    def secret_ids(self, ids: list[str]) -> set[str]:
+        """Which of `ids` are entries whose values are shown masked."""
+        with self.reader() as cur:
+            rows = rows_of(cur.execute(sql("tui_entry_tree"), {"ids": list(ids)}))
+        return {r["memory_id"] for r in rows if _secret_row(r)}
+
+    def statuses(self, ids: list[str]) -> dict[str, str]:
+        with self.reader() as cur:
+            return dict(cur.execute(sql("tui_statuses"), {"ids": list(ids)}).fetchall())
+
+    def event_pair(self, seq: int) -> tuple[dict | None, dict | None]:
+        """An event's loaded row and the same entry's row before it (None: its first)."""
+        with self.reader() as cur:
+            rows = rows_of(cur.execute(sql("tui_event_pair"), {"seq": seq}))
+        return (rows[0] if rows else None), (rows[1] if len(rows) > 1 else None)
+
+    def hash_at(self, seq: int) -> str | None:
+        with self.reader() as cur:
+            row = cur.execute(sql("tui_hash_at"), {"seq": seq}).fetchone()
+        return row[0] if row else None
 
     def counts(self) -> tuple[dict, dict]:
         """(events and entries for the header, rows per screen whose tab shows a count)."""
@@ -196,7 +225,10 @@ class Session:
             if entry is None:
                 return None
             context = entry.get("scope") or "" if context is None else context
-            found = Detail(memory_id, context, entry, events=entries.events(cur, memory_id))
+            found = Detail(memory_id, context, entry, events=entries.events(cur, memory_id),
+                           secret=is_secret(entry), held_why=held_why(entry))
+            for event in found.events:
+                event["secret"] = found.secret or is_secret({**entry, "value": event["value"]})
             if entry.get("status") != "erased":
                 self._judge(cur, found)
             if with_lineage:
@@ -215,6 +247,11 @@ class Session:
         judged = entries.judgement(cur, self.spec, found.entry, found.context)
         found.rivals = [{**r, "value": beliefs.json_value(r["value"])} for r in judged["rows"]
                         if r["memory_id"] != found.memory_id]
+        flags = {r["memory_id"]: r for r in rows_of(cur.execute(
+            sql("tui_entry_tree"), {"ids": [r["memory_id"] for r in found.rivals]}))}
+        for rival in found.rivals:
+            if _secret_row({**flags.get(rival["memory_id"], {}), "value": rival["value"]}, parsed=True):
+                rival["value"] = mask_value(rival["value"])
         found.why, found.reason = judged["why"], judged["reason"]
         found.authority, found.belief = judged["authority"], judged["belief"]
 
@@ -223,10 +260,46 @@ class Session:
         found.sources, found.ancestors = whole.independent_sources, len(whole.ancestors)
         found.dangling, found.cycles = whole.dangling, whole.cycles
         nodes = sorted({found.memory_id, *whole.ancestors, *whole.descendants[:200]})
-        labels = {r["memory_id"]: r for r in _rows(cur.execute(sql("tui_entry_tree"), {"ids": nodes}))}
+        labels = {r["memory_id"]: r for r in masked(_rows(cur.execute(sql("tui_entry_tree"),
+                                                                     {"ids": nodes})))}
         edges = cur.execute(sql("lineage_edges"), {"ids": nodes}).fetchall()
         found.tree = _tree(found.memory_id, edges, labels)
         found.descendants = [{"id": i, "row": labels.get(i)} for i in whole.descendants[:200]]
+
+
+def _secret_row(row: Mapping[str, Any], parsed: bool = False) -> bool:
+    value = row.get("value")
+    if not parsed and isinstance(value, str):
+        value = beliefs.json_value(value)
+    return is_secret({"value": value, "sensitivity": row.get("sensitivity"),
+                      "held_reason": row.get("held_reason")})
+
+
+def held_why(entry: Mapping[str, Any]) -> str:
+    """Why the gate held an entry, in words: the instruction or credential it matched (a
+    credential's excerpt is masked) and the hold event's own reason, if it gave one; "" when
+    the entry is not held."""
+    if entry.get("status") != "held":
+        return ""
+    reason = entry.get("held_reason")
+    parts = [str(entry["hold_reason"])] if entry.get("hold_reason") else []
+    hit = gate.secret_finding(entry) if reason == gate.SECRET else (
+        gate.rule_finding(entry) if reason == gate.RULE else None)
+    if hit:
+        excerpt = hit.excerpt if reason == gate.SECRET or not is_secret(entry) else mask_text(hit.excerpt)
+        parts.append(f"{hit.category}: {excerpt!r}")
+    elif reason == gate.RULE and entry.get("layer") == "procedural":
+        parts.append("a procedural entry")
+    if reason == gate.RULE:
+        parts.append(f"from untrusted {entry.get('source')}")
+    return " · ".join(parts)
+
+
+def held_rows(row: dict) -> dict:
+    """A Review row with `held_why`, worked out before its value is masked."""
+    value = beliefs.json_value(row["value"]) if isinstance(row.get("value"), str) else row.get("value")
+    row["held_why"] = held_why({**row, "value": value, "status": "held"}) or row.get("held_reason") or ""
+    return row
 
 
 def _tree(root: str, edges, labels, limit: int = 300) -> list[dict]:

@@ -22,6 +22,8 @@ class ScreenSpec:
     actions: tuple[str, ...] = ()         # registry actions offered here
     visible: str = "tui_visible"          # statement: which of $ids the table shows ($table)
     hint: str = ""                        # one line under the tabs: what the screen is for
+    empty: str = ""                       # what its empty table says (what the screen is for)
+    short: str = ""                       # its tab's label when the terminal is narrow
 
     def rebuild_statements(self, scoped: bool) -> tuple[str, ...]:
         return self.scoped_rows if scoped and self.scoped_rows is not None else self.rows
@@ -42,5 +44,9 @@ class Status:
     chain: dict | None = None
     verifying: bool = False
     live_recent: bool = False
+    context: str | None = None            # the Beliefs view's context (None: each scope)
     as_of: str | None = None
+    valid_at: str | None = None
+    log_problem: str | None = None        # the log shrank or was replaced under a seq we saw
+    live_error: str | None = None         # appended lines that could not be loaded
     counts: dict[str, int] = field(default_factory=dict)   # screen name -> rows in its table

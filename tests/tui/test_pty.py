@@ -32,18 +32,54 @@ def hostile_store(tmp_path):
     return write_store(tmp_path / "s", events)
 
 
-def read_for(fd: int, seconds: float, sink: bytearray) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+def read_until(fd: int, sink: bytearray, done, limit: float = 60.0) -> bool:
+    """Read the terminal until `done(bytes so far)` holds or the app closes; False when `limit`
+    seconds pass first (a condition, not a fixed pause: a busy machine only makes it slower)."""
+    deadline = time.monotonic() + limit
+    while not done(bytes(sink)):
+        if time.monotonic() > deadline:
+            return False
         ready, _, _ = select.select([fd], [], [], 0.05)
         if ready:
             try:
                 chunk = os.read(fd, 65536)
             except OSError:
-                return
+                return done(bytes(sink))
             if not chunk:
-                return
+                return done(bytes(sink))
             sink.extend(chunk)
+    return True
+
+
+def quiet_for(fd: int, sink: bytearray, seconds: float, limit: float = 30.0) -> None:
+    """Read until nothing has arrived for `seconds` (the screen has painted), at most `limit`."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], seconds)
+        if not ready:
+            return
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        sink.extend(chunk)
+
+
+def textual_own_removed(data: bytes) -> bytes:
+    """The output without Textual's own control sequences: CSI sequences and its pointer-shape
+    OSC 22 (the only place it uses BEL)."""
+    return re.sub(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]|\x1b\]22;[a-z-]*\x07", b"", data)
+
+
+# What the screen shows once every hostile row is painted (plain text between styles).
+PAINTED = (b"victim", b"[@click=app.quit]x[/]", b"\\x9b2J", b"safe\\x0dEVIL", b"abc\\u202edcba")
+
+
+def painted(data: bytes) -> bool:
+    own = textual_own_removed(data)
+    return all(p in own for p in PAINTED)
 
 
 def test_hostile_values_never_reach_the_terminal(tmp_path):
@@ -56,15 +92,17 @@ def test_hostile_values_never_reach_the_terminal(tmp_path):
     os.close(slave)
     out = bytearray()
     try:
-        read_for(master, 6, out)                       # load, first paint, chain verify
+        assert read_until(master, out, painted), \
+            "the app never painted the hostile rows"     # load, first paint
+        quiet_for(master, out, 1.0)                    # the chain verify
         for _ in range(len(HOSTILE)):                  # every value through the detail pane
             os.write(master, b"\x1b[B")
-            read_for(master, 0.4, out)
+            quiet_for(master, out, 0.3)
         for key in (b"2", b"5", b"6", b"1"):
             os.write(master, key)
-            read_for(master, 1.5, out)
+            quiet_for(master, out, 0.5)
         os.write(master, b"\x11")                      # ctrl+q
-        read_for(master, 2, out)
+        read_until(master, out, lambda data: proc.poll() is not None, limit=20)
     finally:
         proc.kill()
         os.close(master)
@@ -74,9 +112,8 @@ def test_hostile_values_never_reach_the_terminal(tmp_path):
                 b"\x1b[2J", "\u202e".encode(), "\u200b".encode(), "\U000e0041".encode()):
         assert raw not in data, raw
     assert re.search(rb"\xc2[\x80-\x9f]", data) is None, "a C1 control reached the terminal"
-    # What is left once Textual's own control sequences are taken out: CSI sequences and its
-    # pointer-shape OSC 22 (the only place it uses BEL). No ESC or BEL may remain.
-    own = re.sub(rb"\x1b\[[\x20-\x3f]*[\x40-\x7e]|\x1b\]22;[a-z-]*\x07", b"", data)
+    # What is left once Textual's own control sequences are taken out: no ESC or BEL.
+    own = textual_own_removed(data)
     assert b"\x1b" not in own and b"\x07" not in own
     # Markup stays literal and every control is a visible escape (in the text between styles).
     assert b"[bold]x" in own and b"[@click=app.quit]x[/]" in own

@@ -1,19 +1,30 @@
-"""SVG snapshots of every screen and modal at a fixed size, on fixed stores (fixed paths and
-times, so the pictures only change when the screens do). Update with --snapshot-update."""
+"""SVG snapshots of every screen and modal at a fixed size, on fixed stores (fixed times and
+salts, so the pictures only change when the screens do). Update with --snapshot-update.
+
+Each test copies its store into its own temporary directory and opens it by the relative path
+`inspector-snapshots/<name>` from there, so the header shows the same path on every run and no
+two runs (or xdist workers) share a directory. Nothing waits a fixed time: each shot waits
+until the store is loaded, every worker is done and the screen's own condition holds."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input
 
-from tuikit import make_app, private_copy, ready, until
+from tuikit import make_app, private_copy, ready, settle
 from inspector.store.append import LogWriter, event_draft
 from inspector.store.logfile import store_paths
 
 SIZE = (160, 40)
-BASE = Path("/tmp/inspector-snapshots")
+BASE = Path("inspector-snapshots")          # relative to the test's private working directory
+
+
+@pytest.fixture(autouse=True)
+def private_cwd(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
 
 
 def store(name: str) -> Path:
@@ -34,25 +45,28 @@ def with_quarantine(name: str) -> Path:
     return root
 
 
-async def settle(pilot) -> None:
-    await ready(pilot)
-    for field in pilot.app.screen.query(Input):
+def no_blink(app) -> None:
+    for field in app.screen.query(Input):
         field.cursor_blink = False
-    await pilot.pause(0.5)
 
 
 def shoot(snap_compare, root: Path, press=(), wait=None) -> bool:
     async def before(pilot):
-        await settle(pilot)
+        await ready(pilot)
         for key in press:
             await pilot.press(key)
-            await pilot.pause(0.15)
-        if wait:
-            await until(pilot, lambda: wait(pilot.app))
-        for field in pilot.app.screen.query(Input):
-            field.cursor_blink = False
-        await pilot.pause(0.6)
+            await settle(pilot)
+        await settle(pilot, wait)
+        no_blink(pilot.app)
+        await pilot.pause()
     return snap_compare(make_app(root), terminal_size=SIZE, run_before=before)
+
+
+def scanned(app) -> bool:
+    """The scan is done and its rows are in the table."""
+    tables = app.screen.query("#findings")
+    return "findings" in app.status.counts and bool(tables) and \
+        tables.first().row_count == app.status.counts["findings"]
 
 
 def screen_is(name):
@@ -81,7 +95,7 @@ def test_quarantine(snap_compare):
 
 def test_findings(snap_compare):
     assert shoot(snap_compare, store("branch-contamination"), press=["5"],
-                 wait=lambda app: app.status.counts.get("findings") == 3)
+                 wait=scanned)
 
 
 def test_audit(snap_compare):
@@ -94,7 +108,7 @@ def test_erasure_preview(snap_compare):
 
 
 def test_plan_modal(snap_compare):
-    assert shoot(snap_compare, store("branch-contamination"), press=["slash", *"timeout_config", "escape", "q"],
+    assert shoot(snap_compare, store("branch-contamination"), press=["slash", *"timeout_config", "escape", "Q"],
                  wait=screen_is("PlanModal"))
 
 

@@ -100,7 +100,7 @@ class TableApp(App[None]):
         super().notify(message, **kwargs)
 
 
-async def until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 5.0) -> None:
+async def until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 30.0) -> None:
     """Let the app run until `condition()` holds (workers post back asynchronously)."""
     deadline = time.monotonic() + timeout
     while not condition():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tuikit import SIZE, events, make_app, private_copy, ready, run, until
+from tuikit import SIZE, events, make_app, private_copy, ready, run, settle, until
 from inspector.store import beliefs as B
 from inspector.store.load import Store
 from inspector.tui.widgets.virtual_table import VirtualTable
@@ -42,7 +42,7 @@ def test_triage_filter_lineage_quarantine_with_cascade(tmp_path):
                         and pane.detail.lineage_loaded, what="M1's detail")
             await pilot.press("l")                      # the lineage pane takes focus
             assert app.focused.id == "detail"
-            await pilot.press("escape", "q")            # back to the table; quarantine M1
+            await pilot.press("escape", "Q")            # back to the table; quarantine M1
             await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal", what="the plan")
             assert len(app.screen.plan.affected) == 7 and app.screen.hidden == 6
             await pilot.press(*"main index without branch", "enter")
@@ -85,7 +85,7 @@ def test_review_approve_and_reject(tmp_path):
             await until(pilot, lambda: table(app, "#held").row_at(0) is not None)
             await pilot.press("a")
             await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal")
-            await pilot.press(*"confirmed with finance", "enter")
+            await pilot.press(*"confirmed with finance", "ctrl+y")     # enter is not enough here
             await until(pilot, lambda: len(events(store2)) == 8 and not app.pending_write)
     run(approve())
     last = events(store2)[-1]
@@ -101,7 +101,7 @@ def test_bulk_quarantine_of_marked_rows(tmp_path):
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
             await until(pilot, lambda: table(app).row_at(0) is not None)
-            await pilot.press("space", "down", "down", "space", "q")
+            await pilot.press("space", "down", "down", "space", "Q")
             await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal")
             assert app.screen.plan.affected == ["T4", "T6"]
             await pilot.press(*"tenant audit", "enter")
@@ -123,7 +123,7 @@ def test_erasure_by_typing_the_subject(tmp_path):
             await pilot.press("e")
             await until(pilot, lambda: app.screen.__class__.__name__ == "EraseModal")
             await pilot.press(*"user:4", "enter", *"DSR-7", "enter")     # a wrong subject: refused
-            await pilot.pause(0.3)
+            await settle(pilot)
             assert app.screen.__class__.__name__ == "EraseModal" and not (store / "certificates").exists()
             app.screen.query_one("#confirm-text").value = ""
             app.screen.query_one("#confirm-text").focus()
@@ -146,7 +146,7 @@ def test_read_only_offers_no_actions(tmp_path):
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
             await pilot.press("2", "a")
-            await pilot.pause(0.5)
+            await settle(pilot)
             assert app.screen.__class__.__name__ == "ReviewScreen"
             assert app.screen.check_action("act", ("approve",)) is False
             shown = {b.binding.action for b in app.screen.active_bindings.values()
@@ -172,8 +172,8 @@ def test_live_lines_from_another_writer_appear(tmp_path):
             with LogWriter(store_paths(store)) as writer:
                 writer.append([event_draft("write", "A0", "agent:9", after=entry(
                     "A0", entity="aaa", attribute="first", value="new", scope="tenant:acme"))])
-            await until(pilot, lambda: table(app).row_count == 6, timeout=4, what="the live update")
-            await until(pilot, lambda: app.status.events == 8, timeout=4)
+            await until(pilot, lambda: table(app).row_count == 6, timeout=20, what="the live update")
+            await until(pilot, lambda: app.status.events == 8, timeout=20)
             assert table(app).row_at(table(app).cursor_row)["memory_id"] == before
     run(main())
 
@@ -208,7 +208,7 @@ def test_scope_hides_everything_outside_it(tmp_path):
             await until(pilot, lambda: table(app).row_count == 2 and table(app).row_at(1) is not None)
             assert [table(app).row_at(i)["memory_id"] for i in range(2)] == ["T2", "T7"]
             assert app.status.events == 2 and app.status.counts.get("review") == 0
-            await pilot.press("q")                     # planned on the whole store, inside the scope
+            await pilot.press("Q")                     # planned on the whole store, inside the scope
             await until(pilot, lambda: app.screen.__class__.__name__ == "PlanModal")
             assert app.screen.plan.affected == ["T2"]
             await pilot.press(*"globex review", "enter")

@@ -29,7 +29,7 @@ def make_app(store: Path, **kw) -> InspectorApp:
     return InspectorApp(Session(store, operator=kw.pop("operator", "alice"), **kw))
 
 
-async def until(pilot, predicate, timeout: float = 15.0, what: str = "") -> None:
+async def until(pilot, predicate, timeout: float = 30.0, what: str = "") -> None:
     """Let workers run until `predicate()` holds."""
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -43,14 +43,34 @@ def loaded(app) -> bool:
         not app.status.verifying and app.status.chain is not None
 
 
+def quiet(app) -> bool:
+    """No worker of the app or of its widgets is pending or running."""
+    return not any(w.is_running or not w.is_finished for w in app.workers)
+
+
+async def settle(pilot, wait=None, timeout: float = 30.0) -> None:
+    """Until every worker is done and `wait(app)` holds, twice in a row with a refresh between
+    (a worker's result may start another): a condition, never a fixed pause."""
+    app = pilot.app
+    steady = 0
+    while steady < 2:
+        await until(pilot, lambda: quiet(app) and (wait is None or wait(app)), timeout=timeout,
+                    what=f"the screen to settle{f' ({wait})' if wait else ''}")
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        steady = steady + 1 if quiet(app) and (wait is None or wait(app)) else 0
+
+
 async def ready(pilot) -> None:
-    await until(pilot, lambda: loaded(pilot.app), what="the store to load")
-    await pilot.pause(0.3)
+    """The store is loaded, its chain verified, and the first screen has settled."""
+    await until(pilot, lambda: loaded(pilot.app), timeout=60, what="the store to load")
+    await settle(pilot, loaded)
 
 
 def events(store: Path) -> list[dict]:
     return [json.loads(l) for l in (store / "events.jsonl").read_bytes().splitlines()]
 
 
-def run(coro) -> None:
-    asyncio.run(coro)
+def run(coro):
+    """Run a pilot coroutine; what it returns."""
+    return asyncio.run(coro)

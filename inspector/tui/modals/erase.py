@@ -1,27 +1,24 @@
-"""The erasure modal: what will be erased and retained, then the operator types the subject
-(or, for erasure by id, the number of entries) and a reason to confirm."""
+"""The erasure dialog: what erasure would take and what legal hold keeps, then the operator types
+the subject (or, for erasure by id, the number of entries) and a reason to confirm. Nothing is
+called erased before it is; a reason the store refuses (one that names the subject) keeps the
+dialog open with the refusal shown."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from ...store.erasure import ErasurePlan
 from ...present.text import safe
+from .dialog import ActionDialog
 
 
-class EraseModal(ModalScreen[str | None]):
-    """Returns the reason once the confirmation matches, None on cancel."""
+class EraseModal(ActionDialog):
+    """Closes with the applied plan (its certificate) once the confirmation matches, or None."""
 
-    BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("ctrl+y", "confirm", "erase")]
-
-    def __init__(self, plan: ErasurePlan, hidden: int = 0):
-        super().__init__()
-        self.plan = plan
+    def __init__(self, plan, hidden: int = 0, **kw):
+        super().__init__(plan, hidden, **kw)
         self.expected = plan.request.subject if plan.request.subject is not None else str(len(plan.erased))
 
     def compose(self) -> ComposeResult:
@@ -31,20 +28,24 @@ class EraseModal(ModalScreen[str | None]):
             title.append("everything about ")
             title.append_text(safe(plan.request.subject, one_line=True, style="bold"))
         else:
-            title.append(f"{len(plan.erased)} entries and what derives from them")
-        body = Text(f"\n{len(plan.erased)} entries erased, {len(plan.redacted_seqs)} event bodies "
-                    f"replaced, {len(plan.retained)} retained under legal hold.\n")
-        body.append("erased: ", style="dim")
+            n = len(plan.erased)
+            title.append(f"{n} {'entry' if n == 1 else 'entries'} and what derives from them")
+        title.append("?")
+        body = Text(f"\n{len(plan.erased)} entries would be erased, {len(plan.redacted_seqs)} event "
+                    f"bodies replaced, {len(plan.retained)} retained under legal hold.\n")
+        body.append("would be erased: ", style="dim")
         body.append_text(safe(", ".join(plan.erased), one_line=True, max_chars=600))
         if plan.retained:
             body.append("\nretained: ", style="dim")
             body.append_text(safe(", ".join(plan.retained), one_line=True, max_chars=300))
-        body.append("\n\nThis cannot be undone. A certificate with no erased value is written.", style="bold")
+        body.append("\n\nThis cannot be undone. A certificate that holds no erased value is "
+                    "written.", style="bold")
         what = "the subject" if plan.request.subject is not None else "the number of entries"
         with Vertical(id="erase-dialog"):
             yield Static(title)
             yield Static(body)
-            yield Input(placeholder=f"type {what} to confirm", id="confirm-text")
+            yield from self.status_line()
+            yield Input(value=self.typed, placeholder=f"type {what} to confirm", id="confirm-text")
             yield Input(placeholder="reason (a ticket id; never the subject)", id="reason")
             with Horizontal(id="plan-buttons"):
                 yield Button("erase (ctrl+y)", variant="error", id="confirm")
@@ -62,17 +63,14 @@ class EraseModal(ModalScreen[str | None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_confirm() if event.button.id == "confirm" else self.action_cancel()
 
-    def action_confirm(self) -> None:
+    def confirmation(self) -> str | None:
         if self.query_one("#confirm-text", Input).value != self.expected:
-            self.notify("The confirmation does not match: type it exactly.", severity="error")
+            self._status(Text("The confirmation does not match: type it exactly.", style="bold red"))
             self.query_one("#confirm-text", Input).focus()
-            return
+            return None
         reason = self.query_one("#reason", Input).value.strip()
         if not reason:
-            self.notify("A reason is required (a ticket id).", severity="error")
+            self._status(Text("A reason is required (a ticket id).", style="bold red"))
             self.query_one("#reason", Input).focus()
-            return
-        self.dismiss(reason)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+            return None
+        return reason

@@ -1,62 +1,75 @@
-"""The confirmation modal of a curation action: the plan (what changes, how many the filter
-hides, what it skips, the belief diff), a reason, confirm or cancel. The same plan that
-`--dry-run` prints."""
+"""The confirmation dialog of a curation action: the plan (each entry with its key and value,
+what the table does not show, what it skips, the belief diff), a reason, confirm or cancel.
+The same plan that `--dry-run` prints. Approving a held instruction or secret says what it is,
+loudly, and takes ctrl+y: enter in the reason field is not enough."""
 
 from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ...present.mask import is_secret, mask_value
+from ...present.text import safe, safe_value as value_text
+from ...store import gate
 from ...store.actions import Plan
-from ...present.text import safe
-from ..widgets.detail import value_text
+from ..session import held_why
+from .dialog import ActionDialog
+
+LOUD = (gate.RULE, gate.SECRET)      # held reasons whose approval the dialog warns about
 
 
 def plan_table(plan: Plan) -> Table:
     out = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=True)
-    for name in ("ID", "FROM", "TO"):
-        out.add_column(name, no_wrap=True, overflow="ellipsis")
+    out.add_column("ID", no_wrap=True)
+    out.add_column("KEY", no_wrap=True, overflow="ellipsis", ratio=2)
+    out.add_column("VALUE", no_wrap=True, overflow="ellipsis", ratio=3)
+    out.add_column("FROM", no_wrap=True)
+    out.add_column("TO", no_wrap=True)
     for draft in plan.drafts[:200]:
-        out.add_row(safe(draft["memory_id"], one_line=True), Text(draft["body"]["before"]["status"]),
-                    Text(draft["body"]["after"]["status"], style="bold"))
+        before, after = draft["body"]["before"], draft["body"]["after"]
+        value = mask_value(before.get("value")) if is_secret(before) else before.get("value")
+        out.add_row(safe(draft["memory_id"], one_line=True),
+                    safe(f"{before.get('entity')} · {before.get('attribute')}", one_line=True),
+                    value_text(value, 80), Text(before["status"]), Text(after["status"], style="bold"))
     if len(plan.drafts) > 200:
-        out.add_row(Text(f"… and {len(plan.drafts) - 200} more", style="dim"), Text(""), Text(""))
+        out.add_row(Text(f"… and {len(plan.drafts) - 200} more", style="dim"), *[Text("")] * 4)
     return out
 
 
-def side(value: dict | None) -> Text:
+def side(value: dict | None, secret: set[str]) -> Text:
     if value is None:
         return Text("(no belief)", style="dim")
     text = safe(value["memory_id"], one_line=True, style="bold")
     text.append(" ")
-    text.append_text(value_text(value["value"], 36))
+    shown = mask_value(value["value"]) if value["memory_id"] in secret else value["value"]
+    text.append_text(value_text(shown, 36))
     return text
 
 
-def diff_table(plan: Plan) -> Table:
+def diff_table(plan: Plan, secret: set[str]) -> Table:
     out = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=True)
     for name in ("SCOPE", "KEY", "BEFORE", "AFTER"):
         out.add_column(name, no_wrap=True, overflow="ellipsis", ratio=1)
     for change in plan.belief_changes[:100]:
         out.add_row(safe(change["scope"] or '""', one_line=True),
                     safe(f"{change['entity']} · {change['attribute']}", one_line=True),
-                    side(change["before"]), side(change["after"]))
+                    side(change["before"], secret), side(change["after"], secret))
     return out
 
 
-class PlanModal(ModalScreen[str | None]):
-    """Returns the reason on confirm, None on cancel."""
+def loud_entries(plan: Plan) -> list[tuple[str, str]]:
+    """(id, what the gate matched) of each held instruction or secret an approve would let in."""
+    if plan.request.action != "approve":
+        return []
+    return [(d["memory_id"], held_why(d["body"]["before"]) or d["body"]["before"]["held_reason"])
+            for d in plan.drafts if d["body"]["before"].get("held_reason") in LOUD]
 
-    BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("ctrl+y", "confirm", "confirm")]
 
-    def __init__(self, plan: Plan, hidden: int):
-        super().__init__()
-        self.plan, self.hidden = plan, hidden
+class PlanModal(ActionDialog):
+    """Closes with the applied plan, or None on cancel."""
 
     def compose(self) -> ComposeResult:
         plan = self.plan
@@ -64,11 +77,21 @@ class PlanModal(ModalScreen[str | None]):
         title = Text(f"{plan.request.action.capitalize()} {n} {'entry' if n == 1 else 'entries'}?",
                      style="bold")
         if self.hidden:
-            title.append(f"  {self.hidden} of them not shown in the table as filtered", style="bold yellow")
+            where = "hidden by the filter" if self.context.get("filtered") else "not rows of this table"
+            title.append(f"  {self.hidden} of them {where}", style="bold yellow")
         if plan.action.irreversible:
-            title.append("  — this cannot be undone by release", style="bold red")
-        with Vertical(id="plan-dialog"):
+            title.append(f"  — {plan.request.action} cannot be undone by release", style="bold red")
+        loud = loud_entries(plan)
+        with Vertical(id="plan-dialog", classes="-loud" if loud else ""):
             yield Static(title, id="plan-title")
+            for memory_id, why in loud:
+                warning = Text("⚠ ", style="bold red")
+                warning.append_text(safe(memory_id, one_line=True, style="bold red"))
+                warning.append(" was held as an instruction or a secret: ", style="bold red")
+                warning.append_text(safe(why, one_line=True, max_chars=200, style="bold"))
+                warning.append(". Approving lets the agent believe and follow it. "
+                               "Press ctrl+y to approve.", style="bold red")
+                yield Static(warning, classes="loud")
             with VerticalScroll(id="plan-body"):
                 yield Static(plan_table(plan))
                 if plan.skipped:
@@ -76,31 +99,41 @@ class PlanModal(ModalScreen[str | None]):
                     skipped.append_text(safe(", ".join(f"{i} ({s})" for i, s in sorted(plan.skipped.items())),
                                              one_line=True, max_chars=400))
                     yield Static(skipped)
-                yield Static(Text(f"beliefs that change: {len(plan.belief_changes)}", style="bold"))
+                changes = Text(f"beliefs that change: {len(plan.belief_changes)}", style="bold")
+                changes.append(" (from now on, in every context)", style="dim")
+                if self.context.get("view_time"):
+                    changes.append(f"; the screen shows the view {self.context['view_time']}, but "
+                                   "the action is written now and changes what is believed from "
+                                   "now on", style="yellow")
+                yield Static(changes)
                 if plan.belief_changes:
-                    yield Static(diff_table(plan))
-            yield Input(placeholder="reason (required, goes into the audit log)", id="reason")
+                    yield Static(diff_table(plan, self.context.get("secret", set())))
+            yield from self.status_line()
+            yield Input(value=self.typed, placeholder="reason (required, goes into the audit log)",
+                        id="reason")
             with Horizontal(id="plan-buttons"):
-                yield Button(f"{plan.request.action} (ctrl+y)", variant="error" if plan.action.irreversible
-                             else "primary", id="confirm")
+                yield Button(f"{plan.request.action} (ctrl+y)",
+                             variant="error" if plan.action.irreversible or loud else "primary",
+                             id="confirm")
                 yield Button("cancel (esc)", id="cancel")
 
     def on_mount(self) -> None:
         self.query_one("#reason", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        if loud_entries(self.plan):
+            self._status(Text("Approving a held instruction or secret takes ctrl+y.",
+                              style="bold red"))
+            return
         self.action_confirm()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_confirm() if event.button.id == "confirm" else self.action_cancel()
 
-    def action_confirm(self) -> None:
+    def confirmation(self) -> str | None:
         reason = self.query_one("#reason", Input).value.strip()
         if not reason:
-            self.notify("A reason is required: say why, for the audit log.", severity="error")
+            self._status(Text("A reason is required: say why, for the audit log.", style="bold red"))
             self.query_one("#reason", Input).focus()
-            return
-        self.dismiss(reason)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+            return None
+        return reason

@@ -1,38 +1,46 @@
 """The Audit screen: the log, event by event, and the chain's status (verify runs in a child
-process so that hashing never stalls the screen)."""
+process so that hashing never stalls the screen); enter opens an event's before and after."""
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
 from ...present.text import safe
+from ..modals.event import EventModal
+from ..spec import ScreenSpec, Status
 from ..widgets.header import chain_text
 from ..widgets.virtual_table import Column, VirtualTable
-from ..spec import ScreenSpec, Status
 from . import screen
 from .base import InspectorScreen
+from .tables import id_column, time_column
 
 
 @screen(ScreenSpec("audit", "Audit", 6, table="tui_log", rows=("tui_log_view",),
-                   scoped_rows=("tui_log_rows",)))
+                   scoped_rows=("tui_log_rows",),
+                   empty="The log is empty: every write, hold and curation action appears here, "
+                         "chained by hash.",
+                   short="Audit"))
 class AuditScreen(InspectorScreen):
     BINDINGS = [Binding("v", "verify", "verify chain", id="audit.verify")]
 
     def body(self) -> ComposeResult:
         yield Static(id="audit-status", classes="hint")
         yield VirtualTable([
-            Column("seq", "SEQ", 9, render=lambda v: Text(str(v))),
-            Column("at", "AT", 20, render=lambda v: Text(v.strftime("%Y-%m-%d %H:%M:%S") if v else "")),
+            Column("seq", "SEQ", keep=True, render=lambda v: Text(str(v))),
+            time_column("at", "AT"),
             Column("op", "OP", 10, render=lambda v: Text(v, style="bold")),
-            Column("actor", "ACTOR", 20), Column("memory_id", "ENTRY", 12),
-            Column("status", "STATUS", 11), Column("batch", "BATCH", 18),
-            Column("reason", "REASON", None),
-            Column("redacted", "BODY", 7, render=lambda v: Text("erased" if v else "", style="red")),
-            Column("hash", "HASH", 14, render=lambda v: Text((v or "unchained")[:12] + "…", style="dim")),
-        ], key="seq", id="log")
+            Column("actor", "ACTOR", min=10, measure=True, drop=3), id_column("memory_id", "ENTRY"),
+            Column("status", "STATUS", 11, drop=4), id_column("batch", "BATCH"),
+            Column("reason", "REASON", min=12, grow=True, drop=2),
+            Column("redacted", "BODY", 7, render=lambda v: Text("erased" if v else "", style="red"),
+                   drop=5),
+            Column("hash", "HASH", 14, render=lambda v: Text((v or "unchained")[:12] + "…", style="dim"),
+                   drop=1),
+        ], key="seq", id="log", sortable=True, empty=self.SPEC.empty, id_field="memory_id")
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -40,7 +48,7 @@ class AuditScreen(InspectorScreen):
         self.query_one(VirtualTable).focus()
 
     def _show_chain(self, status: Status) -> None:
-        line = chain_text(status.chain, status.verifying, status.events)
+        line = chain_text(status.chain, status.verifying, status.events, status.log_problem)
         chain = status.chain
         if chain:
             line.append(f"   head {chain['head']}", style="dim")
@@ -48,7 +56,7 @@ class AuditScreen(InspectorScreen):
                 line.append("   ")
                 line.append_text(safe(chain["problem"], one_line=True, max_chars=120))
             line.append(f"   {chain['redacted']} bodies erased · {chain['unchained']} unchained", style="dim")
-        line.append("   v verify · end: newest", style="dim")
+        line.append("   v verify · enter: the event's before and after · end: newest", style="dim")
         self.query_one("#audit-status", Static).update(line, layout=False)
 
     def refresh_data(self) -> None:
@@ -56,3 +64,14 @@ class AuditScreen(InspectorScreen):
 
     def action_verify(self) -> None:
         self.app.verify_chain()
+
+    @on(VirtualTable.Chosen)
+    def _chosen(self, event: VirtualTable.Chosen) -> None:
+        if event.row is not None:
+            self._open_event(event.row["seq"])
+
+    @work(thread=True, exclusive=True, group="event")
+    def _open_event(self, seq: int) -> None:
+        after, before = self.app.session.event_pair(seq)
+        if after is not None:
+            self.app.call_from_thread(self.app.push_screen, EventModal(after, before))

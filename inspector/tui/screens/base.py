@@ -1,15 +1,19 @@
 """What every screen has: the header, the bar of screens, the key bar, and the curation actions
 its spec offers (bound by `screens.screen`, removed in read-only mode, disabled while a write is
-pending); the rows it pages, what is selected, and what the table shows, all from its spec."""
+pending); the rows it pages (sorted or narrowed as the operator asks), what is selected, and
+the detail pane's entry with the jumps walked back and forward."""
 
 from __future__ import annotations
 
 import threading
 
+from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
+from ...present.text import render
 from ...store.registry import available
 from ..spec import ScreenSpec, Status
 from ..widgets.detail import DetailPane
@@ -19,10 +23,20 @@ from ..widgets.virtual_table import VirtualTable
 
 
 LINEAGE_GRACE_S = 0.03   # paint once if the lineage is ready this soon, else in two steps
+NARROW = 120             # below this many columns the detail pane goes under the table
+PANE_SIZES = ("", "-wide", "-hidden")
 
 
 class InspectorScreen(Screen):
     SPEC: ScreenSpec          # set by the `screen` decorator
+    BINDINGS = [
+        Binding("escape", "leave_input", "leave the input", show=False, id="screen.leave_input"),
+        Binding("l", "lineage", "lineage", id="detail.lineage"),
+        Binding("d", "pane_size", "detail pane", id="detail.size"),
+        Binding("less_than_sign", "back", "back", id="detail.back"),
+        Binding("greater_than_sign", "forward", "forward", show=False, id="detail.forward"),
+        Binding("ctrl+r", "reveal", "reveal secret", show=False, id="detail.reveal"),
+    ]
 
     def compose(self) -> ComposeResult:
         yield StoreHeader()
@@ -35,10 +49,16 @@ class InspectorScreen(Screen):
 
     def on_mount(self) -> None:
         self.watch(self.app, "status", self._show_status)
+        self._history: list[str] = []      # entries the pane showed before a jump (back)
+        self._future: list[str] = []       # and after (forward)
+        self._pane_size = 0
 
     def _show_status(self, status: Status) -> None:
         self.query_one(StoreHeader).show(status)
         self.query_one(ModeBar).show(status)
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < NARROW, "-narrow")
 
     loaded_generation = -1
 
@@ -53,6 +73,8 @@ class InspectorScreen(Screen):
     def refresh_data(self) -> None:
         """Reload what this screen shows from the store (after a load, a write, live lines)."""
 
+    # -- what the bindings may do ----------------------------------------------------------
+
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "act":
             name = parameters[0]
@@ -61,7 +83,90 @@ class InspectorScreen(Screen):
                 return False
             if self.app.pending_write or self.app.session.store is None:
                 return None
+        if action in ("lineage", "pane_size", "back", "forward", "reveal"):
+            return bool(self.query(DetailPane))
         return True
+
+    # -- the table ------------------------------------------------------------------------
+
+    def main_table(self) -> VirtualTable | None:
+        tables = [t for t in self.query(VirtualTable) if t.display]
+        return tables[0] if tables else None
+
+    def source(self):
+        """What the screen's table pages: its spec's table, in the order the operator asked."""
+        table = self.main_table()
+        return self.app.session.table_source(
+            self.SPEC.table, screen=self.SPEC.name, sort=table.sort if table else None,
+            narrow=table.narrow if table else None, decorate=self.decorate)
+
+    decorate = None           # a function that adds fields to each fetched row (Review)
+
+    @on(VirtualTable.OrderChanged)
+    def _order_changed(self, event: VirtualTable.OrderChanged) -> None:
+        event.stop()
+        self.refresh_data()
+
+    @on(VirtualTable.FrequenciesAsked)
+    def _frequencies(self, event: VirtualTable.FrequenciesAsked) -> None:
+        event.stop()
+        self._count_values(event.table, event.column)
+
+    @work(thread=True, exclusive=True, group="frequencies")
+    def _count_values(self, table: VirtualTable, column) -> None:
+        from ..modals.frequencies import FrequencyModal
+        rows = self.frequency_source(table).frequencies(column.key)
+        self.app.call_from_thread(
+            self.app.push_screen, FrequencyModal(column, rows),
+            lambda chosen: chosen is not None and table.set_narrow((column.key, chosen["value"])))
+
+    def frequency_source(self, table: VirtualTable):
+        """Where a column's value counts come from: the table's rows before any narrowing."""
+        return self.app.session.table_source(self.SPEC.table, screen=self.SPEC.name)
+
+    @on(VirtualTable.CopyAsked)
+    def _copy(self, event: VirtualTable.CopyAsked) -> None:
+        event.stop()
+        memory_id = str(event.row.get(event.table.id_field) or "")
+        shown = render(memory_id, one_line=True)
+        self.app.copy_to_clipboard(shown)
+        note = "" if shown == memory_id else " (escaped: the id holds control characters)"
+        self.notify(f"copied {shown}{note}", markup=False, timeout=3)
+
+    @on(VirtualTable.MarksChanged)
+    def _marks_changed(self, event: VirtualTable.MarksChanged) -> None:
+        self.query_one(KeyBar).marks = event.count
+        if event.dropped:
+            self.notify(f"{event.dropped} marked {'row has' if event.dropped == 1 else 'rows have'} "
+                        "left the table: unmarked.", timeout=6)
+
+    def clear_marks(self) -> int:
+        table = self.main_table()
+        return table.clear_marks() if table is not None else 0
+
+    @on(VirtualTable.Highlighted)
+    def _cursor_moved(self, event: VirtualTable.Highlighted) -> None:
+        panes = self.query(DetailPane)
+        if not panes:
+            return
+        if event.row is not None:
+            self.show_row(event.row)
+        elif event.table.row_count == 0:
+            panes.first().clear(event.table.empty if event.table.narrow is None else "")
+
+    def show_row(self, row) -> None:
+        """The detail of a table row (Beliefs judges it in the row's context)."""
+        self.load_detail(row["memory_id"], None)
+
+    # -- the detail pane --------------------------------------------------------------------
+
+    def load_detail(self, memory_id: str, context: str | None) -> None:
+        self.query_one(DetailPane).expect(memory_id)
+        self._load_detail(memory_id, context)
+
+    @work(thread=True, exclusive=True, group="detail")
+    def _load_detail(self, memory_id: str, context: str | None) -> None:
+        self._detail_in_two_steps(memory_id, context)
 
     def _detail_in_two_steps(self, memory_id: str, context: str | None) -> None:
         """Worker thread: the entry, its rivals and history, then its lineage. When the lineage
@@ -70,9 +175,12 @@ class InspectorScreen(Screen):
         shown."""
         worker = get_current_worker()
         detail = self.app.session.detail(memory_id, context, with_lineage=False)
-        if detail is None or worker.is_cancelled:
-            return
         pane = self.query_one(DetailPane)
+        if worker.is_cancelled:
+            return
+        if detail is None:
+            self.app.call_from_thread(self._gone, pane, memory_id)
+            return
         shown = False
         lineage = threading.Thread(target=self.app.session.add_lineage, args=(detail,))
         lineage.start()
@@ -87,26 +195,96 @@ class InspectorScreen(Screen):
             return
         self.app.call_from_thread(pane.show_lineage if shown else pane.show, detail)
 
+    def _gone(self, pane: DetailPane, memory_id: str) -> None:
+        if pane.expected == memory_id:
+            pane.clear(f"{render(memory_id, one_line=True)} is not in the loaded store.")
+
+    @on(DetailPane.Jump)
+    def _jump(self, event: DetailPane.Jump) -> None:
+        current = self.query_one(DetailPane).target
+        if current is not None and current != event.memory_id:
+            self._history.append(current)
+            self._future.clear()
+        self.go_to(event.memory_id)
+
+    def go_to(self, memory_id: str) -> None:
+        """Show `memory_id` in the pane (Beliefs also moves its cursor to the entry's row)."""
+        self.load_detail(memory_id, None)
+
+    def action_back(self) -> None:
+        self._walk(self._history, self._future, "back")
+
+    def action_forward(self) -> None:
+        self._walk(self._future, self._history, "forward")
+
+    def _walk(self, source: list[str], other: list[str], way: str) -> None:
+        if not source:
+            self.notify(f"Nothing to go {way} to: enter on a rival or a lineage node jumps.",
+                        timeout=3)
+            return
+        current = self.query_one(DetailPane).target
+        if current is not None:
+            other.append(current)
+        self.go_to(source.pop())
+
+    def action_lineage(self) -> None:
+        self.query_one(DetailPane).focus_lineage()
+
+    def action_reveal(self) -> None:
+        if not self.query_one(DetailPane).reveal():
+            self.notify("The entry in the detail pane holds no masked value.", timeout=3)
+
+    def action_pane_size(self) -> None:
+        """The detail pane: as laid out, wider, hidden; and round again."""
+        main = self.query_one("#main")
+        self._pane_size = (self._pane_size + 1) % len(PANE_SIZES)
+        for size in PANE_SIZES[1:]:
+            main.set_class(PANE_SIZES[self._pane_size] == size, size)
+        if PANE_SIZES[self._pane_size] == "-hidden" and self.focused is self.query_one(DetailPane):
+            table = self.main_table()
+            if table is not None:
+                table.focus()
+
+    def action_leave_input(self) -> None:
+        """Escape: out of any input or the detail pane, back to the screen's table (digits
+        switch screens again); on the table itself, it shows every row again after a narrowing."""
+        table = self.main_table()
+        if table is None:
+            self.set_focus(None)
+        elif self.focused is table and table.narrow is not None:
+            table.set_narrow(None)
+        else:
+            table.focus()
+
+    # -- actions --------------------------------------------------------------------------
+
     def action_act(self, name: str) -> None:
         ids = self.selected_ids()
         if not ids:
             self.notify("Nothing selected: move the cursor to an entry or mark some with space.",
                         severity="warning")
             return
-        self.app.start_action(name, ids, self.visible_ids)
+        self.app.start_action(name, ids, self.visible_ids, filtered=self.filtered())
 
-    def source(self):
-        """What the screen's table pages: its spec's table."""
-        return self.app.session.table_source(self.SPEC.table)
+    def filtered(self) -> bool:
+        """Whether a filter hides rows of the table (the plan says how many it hides)."""
+        table = self.main_table()
+        return table is not None and table.narrow is not None
 
     def selected_ids(self) -> list[str]:
-        """The marked rows' entries, else the entry under the cursor."""
-        tables = self.query(VirtualTable)
-        if not tables:
+        """The marked rows' entries; else the entry the detail pane shows; else the entry
+        under the cursor."""
+        table = self.main_table()
+        if table is None:
             return []
-        table = tables.first()
-        rows = table.marked_rows() or [table.row_at(table.cursor_row)]
-        return sorted({row["memory_id"] for row in rows if row is not None})
+        marked = table.marked_rows()
+        if marked:
+            return sorted({row["memory_id"] for row in marked})
+        panes = self.query(DetailPane)
+        if panes and panes.first().target is not None:
+            return [panes.first().target]
+        row = table.row_at(table.cursor_row)
+        return [row["memory_id"]] if row is not None else []
 
     def visible_ids(self, ids: list[str]) -> set[str]:
         """Which of `ids` this screen shows (the plan says how many it does not); worker thread."""

@@ -1,53 +1,77 @@
-"""The Beliefs screen: the belief table of a context at a moment, with a filter, and the detail
-pane for the selected row."""
+"""The Beliefs screen: the belief table of a context at a moment, with a filter, the legend of
+its markers, and the detail pane for the selected row (or the entry a jump went to)."""
 
 from __future__ import annotations
+
+import time
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
-from ...store.model import format_time, parse_time
+from ...present.glyphs import MARK_BADGES, badges
 from ...present.text import safe
+from ...store.model import format_time, parse_time
+from ..spec import ScreenSpec
 from ..widgets.detail import DetailPane
 from ..widgets.rows import json_cell
 from ..widgets.virtual_table import Column, VirtualTable
-from ...present.glyphs import badges
-from ..spec import ScreenSpec
 from . import screen
 from .base import InspectorScreen
+from .tables import id_column, time_column
 
 KIND = {"observation": "obs", "summary": "sum", "claim": "clm", "inference": "inf"}
+# The legend of the MRK column, long and short (the short one fits 80 columns).
+LEGEND = {"contested": ("contested", "contested"), "claim_disagrees": ("claim disagrees", "claim≠"),
+          "inference_disagrees": ("inference disagrees", "inference≠"),
+          "vetoed_newer": ("vetoed newer", "vetoed"),
+          "overridden": ("overridden in a narrower scope", "overridden"),
+          "from_broader": ("won by a broader scope's entry", "broader")}
+
+
+def legend(width: int) -> Text:
+    """MRK: ⚑ contested · C claim disagrees · …, in the words that fit `width`."""
+    for long in (True, False):
+        text = Text("MRK ", style="bold")
+        for n, (name, glyph) in enumerate(MARK_BADGES.items()):
+            text.append(("  " if n else "") + glyph, style="bold yellow")
+            text.append(" " + LEGEND[name][0 if long else 1])
+        if text.cell_len <= width:
+            break
+    return text
 
 
 def belief_columns() -> list[Column]:
     return [
-        Column("memory_id", "ID", 6),
-        Column("entity", "ENTITY", 11),
-        Column("attribute", "ATTRIBUTE", 14),
-        Column("value", "VALUE", None, render=json_cell),
-        Column("scope", "SCOPE", 14, render=lambda v: safe(v or '""', one_line=True)),
-        Column("kind", "KND", 3, render=lambda v: Text(KIND.get(v, v or ""))),
-        Column("source", "SOURCE", 11),
-        Column("authority", "AU", 2, render=lambda v: Text(str(v))),
-        Column("observed_at", "OBSERVED", 11, render=lambda v: Text(v.strftime("%m-%d %H:%M") if v else "")),
+        id_column(),
+        Column("entity", "ENTITY", min=9, measure=True),
+        Column("attribute", "ATTRIBUTE", min=14, measure=True),
+        Column("value", "VALUE", render=json_cell, min=14, grow=True),
+        # The entry's own scope (under a context, a row may be won by a broader scope's entry).
+        Column("belief_scope", "SCOPE", min=12, measure=True, drop=3,
+               render=lambda v: safe(v or '""', one_line=True)),
+        Column("kind", "KND", 3, render=lambda v: Text(KIND.get(v, v or "")), drop=5),
+        Column("source", "SOURCE", min=12, measure=True, drop=4),
+        Column("authority", "AU", 2, render=lambda v: Text(str(v)), drop=6),
+        time_column("observed_at", "OBSERVED", drop=2),
         Column("marks", "MRK", 3, render=lambda v: Text(badges(v), style="bold yellow")),
     ]
 
 
 @screen(ScreenSpec(
     "beliefs", "Beliefs", 1, table="tui_beliefs", rows=("tui_beliefs_all",),
-    actions=("quarantine", "retract", "expire", "erase")))
+    actions=("quarantine", "retract", "expire", "erase"),
+    empty="No beliefs in this view: nothing active is believed here (try another context, "
+          "as-of time, or clear the filter).",
+    short="Beliefs"))
 class BeliefsScreen(InspectorScreen):
     BINDINGS = [
-        Binding("slash", "focus('#filter')", "filter"),
-        Binding("c", "focus('#context')", "context"),
-        Binding("t", "focus('#as-of')", "as-of"),
-        Binding("l", "lineage", "lineage"),
-        Binding("escape", "focus('#beliefs')", "table", show=False),
+        Binding("slash", "focus('#filter')", "filter", id="beliefs.filter"),
+        Binding("c", "focus('#context')", "context", id="beliefs.context"),
+        Binding("t", "focus('#as-of')", "as-of", id="beliefs.as_of"),
     ]
 
     def body(self) -> ComposeResult:
@@ -56,8 +80,10 @@ class BeliefsScreen(InspectorScreen):
             yield Input(placeholder="context: (each scope)", id="context")
             yield Input(placeholder="as of: now", id="as-of")
             yield Input(placeholder="valid at: = as of", id="valid-at")
+        yield Static(id="legend", classes="hint")
         with Horizontal(id="main"):
-            yield VirtualTable(belief_columns(), key="row_key", id="beliefs")
+            yield VirtualTable(belief_columns(), key="row_key", id="beliefs", sortable=True,
+                               empty=self.SPEC.empty, id_field="memory_id")
             yield DetailPane(id="detail")
 
     def on_mount(self) -> None:
@@ -65,8 +91,15 @@ class BeliefsScreen(InspectorScreen):
         self.query_one("#detail", DetailPane).clear("loading the store …")
         self.query_one("#beliefs", VirtualTable).focus()
 
+    def on_resize(self) -> None:
+        super().on_resize()
+        self.query_one("#legend", Static).update(legend(self.size.width - 2), layout=False)
+
     def refresh_data(self) -> None:
         self.query_one("#beliefs", VirtualTable).load(self.source(), keep_cursor=True)
+
+    def filtered(self) -> bool:
+        return bool(self.app.session.needle) or super().filtered()
 
     # -- filter, context, time ----------------------------------------------------------------
 
@@ -76,12 +109,15 @@ class BeliefsScreen(InspectorScreen):
 
     @work(thread=True, exclusive=True, group="belief-filter")
     def _refilter(self, text: str) -> None:
-        import time
         time.sleep(0.12)                    # debounce: the newest keystroke's worker wins
         if self.app.session.store is None:
             return
         self.app.session.refilter(text)
         self.app.call_from_thread(self.refresh_data)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        self.query_one("#beliefs", VirtualTable).focus()
 
     @on(Input.Submitted, "#context, #as-of, #valid-at")
     def _view_changed(self, event: Input.Submitted) -> None:
@@ -95,39 +131,36 @@ class BeliefsScreen(InspectorScreen):
                 return
         context = self.query_one("#context", Input).value.strip() or None
         self.app.session.set_view(context, values["as-of"], values["valid-at"])
-        self.app.set_status(as_of=format_time(values["as-of"]) if values["as-of"] else None)
+        self.app.set_status(context=context,
+                            as_of=format_time(values["as-of"]) if values["as-of"] else None,
+                            valid_at=format_time(values["valid-at"]) if values["valid-at"] else None)
         self.app.rebuild_view()
         self.query_one("#beliefs", VirtualTable).focus()
 
-    # -- the selected row ---------------------------------------------------------------------
+    # -- the selected row and jumps -------------------------------------------------------------
 
-    @on(VirtualTable.Highlighted, "#beliefs")
-    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
-        if event.row is not None:
-            self._load_detail(event.row["memory_id"], event.row["scope"])
+    def show_row(self, row) -> None:
+        self.load_detail(row["memory_id"], row["scope"])
 
-    @work(thread=True, exclusive=True, group="belief-detail")
-    def _load_detail(self, memory_id: str, context: str | None) -> None:
-        self._detail_in_two_steps(memory_id, context)
+    def go_to(self, memory_id: str) -> None:
+        self.query_one(DetailPane).expect(memory_id)
+        self.show_entry(memory_id)
 
-    @on(DetailPane.Jump)
-    def _jump(self, event: DetailPane.Jump) -> None:
-        self.show_entry(event.memory_id)
-
-    @work(thread=True, exclusive=True, group="belief-jump")
+    @work(thread=True, exclusive=True, group="detail")
     def show_entry(self, memory_id: str) -> None:
         """Move to the belief row of `memory_id`, or show its detail when it has none."""
         detail = self.app.session.detail(memory_id, None)
+        pane = self.query_one("#detail", DetailPane)
         if detail is None:
-            self.app.call_from_thread(self.notify, "That entry is not loaded.", severity="warning")
+            self.app.call_from_thread(self._gone, pane, memory_id)
             return
-        row = self.app.session.find_belief(memory_id, detail.context)
         table = self.query_one("#beliefs", VirtualTable)
-        if row is not None:
+        ordered = table.sort is not None or table.narrow is not None
+        row = self.app.session.find_belief(memory_id, detail.context, ordered)
+        if row is not None and row != table.cursor_row:
             self.app.call_from_thread(table.move_cursor, row)
+        elif row is not None and table.row_at(row) is not None:
+            self.app.call_from_thread(self.show_row, table.row_at(row))
         else:
-            self.app.call_from_thread(self.query_one("#detail", DetailPane).show, detail)
+            self.app.call_from_thread(pane.show, detail)
         self.app.call_from_thread(table.focus)
-
-    def action_lineage(self) -> None:
-        self.query_one(DetailPane).focus_lineage()

@@ -11,25 +11,31 @@ from ..spec import ScreenSpec
 from ..widgets.rows import json_cell
 from ..widgets.virtual_table import Column, VirtualTable
 from . import screen
-from .tables import EntryTableScreen
+from .tables import EntryTableScreen, id_column
 
 
 @screen(ScreenSpec(
     "conflicts", "Conflicts", 3, table="tui_conflicts", rows=("tui_conflict_rows",), count=True,
     actions=("quarantine", "retract", "erase"), visible="tui_visible_with_causes",
     hint="Beliefs with markers: the belief, then the entries that cause the marker · "
-         "enter: open in Beliefs"))
+         "enter: open in Beliefs",
+    empty="No conflicts in this view. A belief that is contested, vetoed by a newer entry, or "
+          "disagreed with by a claim or an inference is listed here with what causes it.",
+    short="Confl"))
 class ConflictsScreen(EntryTableScreen):
     TABLE_ID = "conflicts"
     ROW_KEY = "row_key"
 
     def columns(self) -> list[Column]:
         return [Column("marker", "MARKER", 19, render=lambda v: Text(v, style="yellow")),
-                Column("memory_id", "BELIEF", 8),
-                Column("causes", "CAUSED BY", 14, render=lambda v: safe(", ".join(v), one_line=True)),
-                Column("entity", "ENTITY", 12), Column("attribute", "ATTRIBUTE", 12),
-                Column("value", "VALUE", None, render=json_cell),
-                Column("scope", "SCOPE", 16, render=lambda v: safe(v or '""', one_line=True))]
+                id_column("memory_id", "BELIEF"),
+                Column("causes", "CAUSED BY", keep=True,
+                       render=lambda v: safe(", ".join(v), one_line=True)),
+                Column("entity", "ENTITY", min=8, measure=True, drop=2),
+                Column("attribute", "ATTRIBUTE", min=9, measure=True),
+                Column("value", "VALUE", render=json_cell, min=10, grow=True),
+                Column("scope", "SCOPE", min=10, measure=True, drop=1,
+                       render=lambda v: safe(v or '""', one_line=True))]
 
     @on(VirtualTable.Chosen)
     def _chosen(self, event: VirtualTable.Chosen) -> None:

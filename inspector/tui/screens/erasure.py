@@ -1,41 +1,80 @@
-"""The Erasure screen: search a data subject, preview what erasure takes (and what legal hold
-keeps), erase with a typed confirmation, and read the certificate."""
+"""The Erasure screen: find a data subject (the subjects the store knows are listed, narrowed as
+you type, with "did you mean" when a name matches nothing), preview what erasure would take —
+each entry with its key and value, masked if secret — and what legal hold keeps, erase with a
+typed confirmation, and read the certificate."""
 
 from __future__ import annotations
 
+import difflib
 import json
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
+from ...present.text import safe
 from ...store.errors import InspectorError
 from ...store.registry import available
 from ..session import ListSource, plan_action
-from ...present.text import safe
-from ..widgets.virtual_table import Column, VirtualTable
 from ..spec import ScreenSpec
+from ..widgets.rows import json_cell
+from ..widgets.virtual_table import Column, VirtualTable
 from . import screen
 from .base import InspectorScreen
+from .tables import id_column
+
+START = ("Type a data subject and press enter, or pick one from the list (↓, then enter), to see "
+         "what erasure would take. Nothing is erased before you confirm.")
 
 
-@screen(ScreenSpec("erasure", "Erasure", 7))
+def suggestions(typed: str, names: list[str], limit: int = 3) -> list[str]:
+    """Known subjects `typed` may have meant: those that contain it, then close spellings."""
+    low = typed.lower()
+    found = [n for n in names if low and low in n.lower()]
+    found += [n for n in difflib.get_close_matches(typed, names, n=limit, cutoff=0.6) if n not in found]
+    return found[:limit]
+
+
+@screen(ScreenSpec("erasure", "Erasure", 7, short="Erase"))
 class ErasureScreen(InspectorScreen):
     BINDINGS = [Binding("e", "erase", "erase…", id="erasure.erase"),
-                Binding("slash", "focus('#subject')", "subject", id="erasure.subject")]
+                Binding("slash", "focus('#subject')", "subject", id="erasure.subject"),
+                Binding("down", "to_list", "to the list", show=False, id="erasure.to_list")]
+
+    _plan = None
+    _asked: str | None = None            # the subject whose preview was asked for last
+    _subjects: list[dict] = []
 
     def body(self) -> ComposeResult:
-        yield Input(placeholder="data subject (e.g. user:42), then enter to preview", id="subject")
+        yield Input(placeholder="data subject (e.g. user:42), then enter to preview; "
+                                "escape leaves the field", id="subject")
         with Horizontal(id="main"):
-            yield VirtualTable([Column("memory_id", "ID", 12), Column("fate", "FATE", 9),
-                                Column("kind", "KIND", 12), Column("status", "STATUS", 12)],
-                               key="memory_id", id="preview")
+            with Vertical(id="erasure-left"):
+                yield VirtualTable([Column("name", "KNOWN SUBJECT", min=14, grow=True),
+                                    Column("entries", "ENTRIES", 7, render=lambda v: Text(f"{v:>7}"))],
+                                   key="name", id="subjects", sortable=True,
+                                   empty="No entry names a data subject.")
+                yield VirtualTable([id_column(), Column("fate", "FATE", 6),
+                                    Column("entity", "ENTITY", min=8, measure=True, drop=2),
+                                    Column("attribute", "ATTRIBUTE", min=9, measure=True),
+                                    Column("value", "VALUE", render=json_cell, min=10, grow=True),
+                                    Column("kind", "KIND", 11, drop=3),
+                                    Column("status", "STATUS", 11, drop=1)],
+                                   key="memory_id", id="preview", id_field="memory_id",
+                                   empty="Nothing to preview: type a subject and press enter.")
             with VerticalScroll(id="certificate-pane"):
-                yield Static(Text("Type a subject and press enter to see what erasure would take.",
-                                  style="dim"), id="certificate")
+                yield Static(Text(START, style="dim"), id="certificate")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#preview", VirtualTable).display = False
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        self.query_one("#subject", Input).focus()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "erase":
@@ -44,11 +83,59 @@ class ErasureScreen(InspectorScreen):
             return None if self.app.pending_write or self._plan is None else True
         return super().check_action(action, parameters)
 
-    _plan = None
+    def action_to_list(self) -> None:
+        """↓ in the subject field: down into the list of subjects (or the preview)."""
+        self.main_table().focus()
+
+    # -- subjects ---------------------------------------------------------------------------
+
+    def refresh_data(self) -> None:
+        self._load_subjects()
+        certificate = getattr(self.app.session.last_result, "certificate", None)
+        if certificate and self._plan is not None:
+            self._show_certificate(certificate)
+
+    @work(thread=True, exclusive=True, group="subjects")
+    def _load_subjects(self) -> None:
+        self._subjects = self.app.session.subjects()
+        self.app.call_from_thread(self._list_subjects, self.query_one("#subject", Input).value)
+
+    def _list_subjects(self, typed: str) -> None:
+        low = typed.strip().lower()
+        rows = [s for s in self._subjects if low in s["name"].lower()] if low else self._subjects
+        table = self.query_one("#subjects", VirtualTable)
+        table.empty = ("No known subject contains that text; enter tries it as typed." if low
+                       else "No entry names a data subject.")
+        table.load(ListSource(rows), keep_cursor=False)
+
+    @on(Input.Changed, "#subject")
+    def _typed(self, event: Input.Changed) -> None:
+        if event.value != self._asked:
+            self._asked = None
+            self._show_list()
+            self._list_subjects(event.value)
+
+    @on(VirtualTable.Chosen, "#subjects")
+    def _picked(self, event: VirtualTable.Chosen) -> None:
+        event.stop()
+        if event.row is not None:
+            self._asked = event.row["name"]
+            self.query_one("#subject", Input).value = event.row["name"]
+            self._plan_preview(event.row["name"])
+
+    def _show_list(self) -> None:
+        self._plan = None
+        self.query_one("#preview", VirtualTable).display = False
+        self.query_one("#subjects", VirtualTable).display = True
+        self._show_text(Text(START, style="dim"))
+        self.refresh_bindings()
+
+    # -- the preview ------------------------------------------------------------------------
 
     @on(Input.Submitted, "#subject")
     def _preview(self, event: Input.Submitted) -> None:
         if event.value.strip() and self.app.session.store is not None:
+            self._asked = event.value
             self._plan_preview(event.value.strip())
 
     @work(thread=True, exclusive=True, group="erase-preview")
@@ -57,18 +144,41 @@ class ErasureScreen(InspectorScreen):
             plan = plan_action(self.app.session, "erase", [], subject)
         except InspectorError as error:
             self._plan = None
-            self.app.call_from_thread(self._show_text, Text(str(error), style="yellow"))
-            self.app.call_from_thread(self.query_one(VirtualTable).load, ListSource([]))
+            self.app.call_from_thread(self._nothing, subject, str(error))
             return
         self._plan = plan
         rows = self.app.session.erasure_rows(plan)
         summary = Text(f"{len(plan.erased)} entries would be erased, {len(plan.redacted_seqs)} event "
                        f"bodies replaced, {len(plan.retained)} retained under legal hold.\n", style="bold")
-        summary.append("press e to erase (you will type the subject to confirm)", style="dim")
-        self.app.call_from_thread(self._show_text, summary)
-        self.app.call_from_thread(self.query_one(VirtualTable).load, ListSource(rows))
-        self.app.call_from_thread(self.query_one(VirtualTable).focus)
-        self.app.call_from_thread(self.refresh_bindings)
+        summary.append("Nothing is erased yet. Press e to erase (you will type the subject to "
+                       "confirm); escape, then / to search another subject.", style="dim")
+        self.app.call_from_thread(self._show_preview, summary, rows)
+
+    def _show_preview(self, summary: Text, rows: list[dict]) -> None:
+        self._show_text(summary)
+        preview = self.query_one("#preview", VirtualTable)
+        self.query_one("#subjects", VirtualTable).display = False
+        preview.display = True
+        preview.load(ListSource(rows), keep_cursor=False)
+        preview.focus()
+        self.refresh_bindings()
+
+    def _nothing(self, subject: str, error: str) -> None:
+        """Nothing to erase: say so, and which known subjects the operator may have meant."""
+        text = Text()
+        text.append_text(safe(error, style="yellow"))
+        names = [s["name"] for s in self._subjects]
+        meant = suggestions(subject, names)
+        if meant:
+            text.append("\n\nDid you mean ", style="bold")
+            for n, name in enumerate(meant):
+                text.append(", " if n else "")
+                text.append_text(safe(name, one_line=True, style="bold"))
+            text.append("? Matching is exact: pick one from the list (↓, then enter), or type it.",
+                        style="dim")
+        self._show_list()
+        self._show_text(text)
+        self._list_subjects(subject if meant else "")
 
     def _show_text(self, text: Text) -> None:
         self.query_one("#certificate", Static).update(text)
@@ -77,12 +187,15 @@ class ErasureScreen(InspectorScreen):
         if self._plan is not None:
             self.app.start_action("erase", [], set, subject=self._plan.request.subject)
 
-    def refresh_data(self) -> None:
-        certificate = getattr(self.app.session.last_result, "certificate", None)
-        if certificate:
-            text = Text(f"certificate {certificate['id']}\n", style="bold green")
-            text.append(f"written to certificates/{certificate['id']}.json\n\n", style="dim")
-            text.append_text(safe(json.dumps(certificate, indent=2)))
-            self._show_text(text)
-            self._plan = None
-            self.query_one(VirtualTable).load(ListSource([]))
+    def _show_certificate(self, certificate: dict) -> None:
+        text = Text(f"Erased. Certificate {certificate['id']}\n", style="bold green")
+        text.append(f"written to certificates/{certificate['id']}.json\n\n", style="dim")
+        text.append_text(safe(json.dumps(certificate, indent=2)))
+        self._show_text(text)
+        self._plan = None
+        self.query_one("#preview", VirtualTable).load(ListSource([]))
+        self.refresh_bindings()
+
+    def main_table(self) -> VirtualTable | None:
+        table = self.query_one("#preview", VirtualTable)
+        return table if table.display else self.query_one("#subjects", VirtualTable)

@@ -1,5 +1,5 @@
-"""The Findings screen: `scan` run in a worker with progress, its findings in a table, the
-detail of the entry each one names."""
+"""The Findings screen: `scan` run in a worker with progress, its findings in a table (only those
+whose entry is still active or held, with its status), the detail of the entry each one names."""
 
 from __future__ import annotations
 
@@ -11,50 +11,66 @@ from textual.containers import Horizontal
 from textual.widgets import ProgressBar, Static
 from textual.worker import get_current_worker
 
+from ...present.glyphs import SEVERITY_STYLE
+from ...present.text import safe
 from ...store import scan
 from ..session import ListSource
-from ...present.text import safe
-from ..widgets.detail import DetailPane
-from ..widgets.virtual_table import Column, VirtualTable
-from ...present.glyphs import SEVERITY_STYLE
 from ..spec import ScreenSpec
+from ..widgets.virtual_table import Column, VirtualTable
 from . import screen
-from .tables import EntryTableScreen
+from .tables import EntryTableScreen, id_column
+
+LIVE = ("active", "held")
 
 
 @screen(ScreenSpec(
     "findings", "Findings", 5, count=True, actions=("quarantine", "retract", "expire", "erase"),
-    hint="Deterministic checks of the store: s scan again · ctrl+c stop a running scan"))
+    hint="Deterministic checks of the store: s scan again · ctrl+c stop a running scan",
+    empty="No findings about active or held entries. The scan looks for instructions from "
+          "untrusted sources, credentials, scope leaks, echoes, cycles and personal data "
+          "without a subject; s scans again.",
+    short="Find"))
 class FindingsScreen(EntryTableScreen):
     TABLE_ID = "findings"
     ROW_KEY = "row_key"
     BINDINGS = [Binding("s", "scan", "scan", id="findings.scan"),
                 Binding("ctrl+c", "stop", "stop", show=False, id="findings.stop")]
+    found: list[dict] | None = None      # the last scan's findings, every one
+    rows: list[dict] = []                # those whose entry is still active or held
 
     def columns(self) -> list[Column]:
         return [Column("severity", "SEV", 6, render=lambda v: Text(v, style=SEVERITY_STYLE[v])),
-                Column("rule", "RULE", 26), Column("memory_id", "ID", 10),
-                Column("message", "MESSAGE", None)]
+                Column("rule", "RULE", 24, drop=2), id_column(),
+                Column("status", "STATUS", 11, drop=1),
+                Column("message", "MESSAGE", min=16, grow=True)]
 
     def body(self) -> ComposeResult:
         with Horizontal(classes="hint"):
             yield Static(Text(self.SPEC.hint, style="dim"), id="scan-status")
             yield ProgressBar(total=1.0, show_eta=False, id="scan-progress")
         yield Static(id="finding-message", classes="hint")
-        with Horizontal(id="main"):
-            yield VirtualTable(self.columns(), key=self.ROW_KEY, id=self.TABLE_ID)
-            yield DetailPane(id="detail")
+        yield from self.main()
 
     @on(VirtualTable.Highlighted)
     def _show_message(self, event: VirtualTable.Highlighted) -> None:
+        line = Text()
         if event.row is not None:
             line = Text(f"{event.row['rule']}: ", style=SEVERITY_STYLE[event.row["severity"]])
             line.append_text(safe(event.row["message"], one_line=True))
-            self.query_one("#finding-message", Static).update(line, layout=False)
+        self.query_one("#finding-message", Static).update(line, layout=False)
 
     def refresh_data(self) -> None:
-        if "findings" not in self.app.status.counts:
+        if self.found is None:
             self.action_scan()
+        else:
+            self._restatus()
+
+    def source(self):
+        table = self.main_table()
+        return ListSource(self.rows, sort=table.sort, narrow=table.narrow)
+
+    def frequency_source(self, table):
+        return ListSource(self.rows)
 
     def action_scan(self) -> None:
         if self.app.session.store is not None:
@@ -79,12 +95,27 @@ class FindingsScreen(EntryTableScreen):
         except scan.Cancelled:
             self.app.call_from_thread(status.update, Text("scan stopped", style="yellow"))
             return
-        rows = [{**f.as_json(), "row_key": n} for n, f in enumerate(found)]
-        counts = {s: sum(1 for f in found if f.severity == s) for s in ("high", "medium", "low")}
-        summary = Text(f"{len(found)} findings: ")
-        for severity, n in counts.items():
-            summary.append(f"{n} {severity}  ", style=SEVERITY_STYLE[severity])
+        self.found = [{**f.as_json(), "row_key": n} for n, f in enumerate(found)]
         self.app.call_from_thread(bar.update, progress=1.0)
-        self.app.call_from_thread(status.update, summary)
-        self.app.call_from_thread(self.query_one(VirtualTable).load, ListSource(rows), keep_cursor=True)
-        self.app.call_from_thread(self.app.set_count, "findings", len(found))
+        self._show_live()
+
+    @work(thread=True, exclusive=True, group="scan")
+    def _restatus(self) -> None:
+        self._show_live()
+
+    def _show_live(self) -> None:
+        """Worker thread: keep the findings whose entry is still active or held (an entry
+        quarantined, rejected or erased since the scan is no longer a finding to act on)."""
+        statuses = self.app.session.statuses(sorted({f["memory_id"] for f in self.found}))
+        self.rows = [{**f, "status": statuses.get(f["memory_id"], "gone")} for f in self.found
+                     if statuses.get(f["memory_id"]) in LIVE]
+        gone = len(self.found) - len(self.rows)
+        summary = Text(f"{len(self.rows)} findings: ")
+        for severity in ("high", "medium", "low"):
+            n = sum(1 for f in self.rows if f["severity"] == severity)
+            summary.append(f"{n} {severity}  ", style=SEVERITY_STYLE[severity])
+        if gone:
+            summary.append(f"({gone} about entries no longer active or held, not shown)", style="dim")
+        self.app.call_from_thread(self.query_one("#scan-status", Static).update, summary)
+        self.app.call_from_thread(self.query_one(VirtualTable).load, self.source(), keep_cursor=True)
+        self.app.call_from_thread(self.app.set_count, "findings", len(self.rows))

@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+from ...store.registry import ACTIONS
 from ..spec import ScreenSpec
 from ..widgets.rows import json_cell
 from ..widgets.virtual_table import Column
 from . import screen
-from .tables import EntryTableScreen, time_cell
+from .tables import EntryTableScreen, id_column, time_column
 
 
 @screen(ScreenSpec(
     "quarantine", "Quarantine", 4, table="tui_quarantine", rows=("tui_quarantine_rows",),
     count=True, actions=("release", "retract", "erase"),
-    hint="Quarantined entries, newest first: u release (restores the earlier status) · "
-         "r retract · e erase"))
+    hint=f"Quarantined entries, newest first: {ACTIONS['release'].key} release (restores the earlier "
+         f"status) · {ACTIONS['retract'].key} retract · {ACTIONS['erase'].key} erase",
+    empty="Nothing is quarantined. Entries quarantined from Beliefs, Review, Conflicts or "
+          "Findings wait here: release them, or retract or erase them for good.",
+    short="Quar"))
 class QuarantineScreen(EntryTableScreen):
     TABLE_ID = "quarantined"
 
     def columns(self) -> list[Column]:
-        return [Column("memory_id", "ID", 8), Column("entity", "ENTITY", 12),
-                Column("attribute", "ATTRIBUTE", 12), Column("value", "VALUE", None, render=json_cell),
-                Column("batch", "BATCH", 14), Column("actor", "BY", 14),
-                Column("quarantined_at", "AT", 11, render=time_cell), Column("reason", "REASON", 18)]
+        return [id_column(), Column("entity", "ENTITY", min=8, measure=True, drop=3),
+                Column("attribute", "ATTRIBUTE", min=9, measure=True),
+                Column("value", "VALUE", render=json_cell, min=10, grow=True),
+                id_column("batch", "BATCH"), Column("actor", "BY", min=8, measure=True, drop=2),
+                time_column("quarantined_at", "AT", drop=1),
+                Column("reason", "REASON", min=12, grow=True, drop=4)]

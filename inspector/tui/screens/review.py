@@ -1,24 +1,33 @@
-"""The Review screen: the held queue, oldest first, with the reason each write was held."""
+"""The Review screen: the held queue, oldest first, with what the gate matched in each write."""
 
 from __future__ import annotations
 
+from ...store.registry import ACTIONS
+from ..session import held_rows
 from ..spec import ScreenSpec
 from ..widgets.rows import json_cell
 from ..widgets.virtual_table import Column
 from . import screen
-from .tables import EntryTableScreen, time_cell
+from .tables import EntryTableScreen, id_column, time_column
 
 
 @screen(ScreenSpec(
     "review", "Review", 2, table="tui_held", rows=("tui_held_rows",), count=True,
     actions=("approve", "reject", "quarantine", "retract", "erase"),
-    hint="Held writes, oldest first: a approve · x reject · space mark several · "
-         "enter on the detail's rivals to compare"))
+    hint=f"Held writes, oldest first, with what the gate matched: {ACTIONS['approve'].key} approve · "
+         f"{ACTIONS['reject'].key} reject · space marks several",
+    empty="No held writes. The gate holds instructions from untrusted sources, secrets and "
+          "unsupported summaries here until someone approves or rejects them.",
+    short="Review"))
 class ReviewScreen(EntryTableScreen):
     TABLE_ID = "held"
+    decorate = staticmethod(held_rows)
 
     def columns(self) -> list[Column]:
-        return [Column("memory_id", "ID", 8), Column("held_reason", "HELD BECAUSE", 19),
-                Column("entity", "ENTITY", 12), Column("attribute", "ATTRIBUTE", 12),
-                Column("value", "VALUE", None, render=json_cell), Column("source", "SOURCE", 16),
-                Column("held_at", "HELD AT", 11, render=time_cell)]
+        return [id_column(),
+                Column("held_reason", "HELD BECAUSE", shows="held_why", min=24, grow=True),
+                Column("entity", "ENTITY", min=8, measure=True, drop=4),
+                Column("attribute", "ATTRIBUTE", min=9, measure=True, drop=3),
+                Column("value", "VALUE", render=json_cell, min=16, grow=True),
+                Column("source", "SOURCE", min=12, measure=True, drop=2),
+                time_column("held_at", "HELD AT", drop=1)]

@@ -3,9 +3,7 @@ an entry, and the detail pane of the selected one."""
 
 from __future__ import annotations
 
-
 from rich.text import Text
-from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
@@ -15,8 +13,14 @@ from ..widgets.virtual_table import Column, VirtualTable
 from .base import InspectorScreen
 
 
-def time_cell(value) -> Text:
-    return Text(value.strftime("%m-%d %H:%M") if value else "")
+def time_column(key: str, label: str, drop: int = 0) -> Column:
+    """A time: the year and the seconds are shown where the rows differ in them."""
+    return Column(key, label, time=True, drop=drop)
+
+
+def id_column(key: str = "memory_id", label: str = "ID") -> Column:
+    """An id: as wide as the longest one, never cut."""
+    return Column(key, label, keep=True)
 
 
 class EntryTableScreen(InspectorScreen):
@@ -30,8 +34,12 @@ class EntryTableScreen(InspectorScreen):
 
     def body(self) -> ComposeResult:
         yield Static(Text(self.SPEC.hint, style="dim"), classes="hint")
+        yield from self.main()
+
+    def main(self) -> ComposeResult:
         with Horizontal(id="main"):
-            yield VirtualTable(self.columns(), key=self.ROW_KEY, id=self.TABLE_ID or self.SPEC.name)
+            yield VirtualTable(self.columns(), key=self.ROW_KEY, id=self.TABLE_ID or self.SPEC.name,
+                               sortable=True, empty=self.SPEC.empty, id_field="memory_id")
             yield DetailPane(id="detail")
 
     def on_mount(self) -> None:
@@ -41,16 +49,3 @@ class EntryTableScreen(InspectorScreen):
 
     def refresh_data(self) -> None:
         self.query_one(VirtualTable).load(self.source(), keep_cursor=True)
-
-    @on(VirtualTable.Highlighted)
-    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
-        if event.row is not None:
-            self._load_detail(event.row["memory_id"])
-
-    @work(thread=True, exclusive=True, group="detail")
-    def _load_detail(self, memory_id: str) -> None:
-        self._detail_in_two_steps(memory_id, None)
-
-    @on(DetailPane.Jump)
-    def _jump(self, event: DetailPane.Jump) -> None:
-        self._load_detail(event.memory_id)

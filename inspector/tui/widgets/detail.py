@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..session import Detail
+from ...present.mask import mask_value
 from ...present.text import safe, safe_value as value_text
 
 FIELDS = ("kind", "status", "held_reason", "source", "authority", "confidence", "scope", "subject",
@@ -71,6 +72,8 @@ class DetailPane(ScrollView, can_focus=True):
 
     def __init__(self, **kw):
         super().__init__(**kw)
+        self.expected: str | None = None     # the entry asked for (shown, or on its way)
+        self.revealed: str | None = None     # the entry whose secret value is shown whole
         self._blocks: list[tuple[Text, str | None]] = []   # (text, jump target)
         self._lines: list[tuple[list[Segment], str | None, int]] = []  # wrapped: segments, target, block
         self._selected: int | None = None                   # index into _blocks
@@ -81,16 +84,42 @@ class DetailPane(ScrollView, can_focus=True):
     # -- content ------------------------------------------------------------------------------
 
     def clear(self, message: str = "") -> None:
-        self.detail = None
+        """Show nothing but `message`; a detail still on its way is not shown."""
+        self.detail = self.expected = None
         self._set([(Text(message, style="dim"), None)])
 
+    def expect(self, memory_id: str) -> None:
+        """`memory_id` is asked for: actions act on it, and an older answer is not shown."""
+        self.expected = memory_id
+
+    @property
+    def target(self) -> str | None:
+        """The entry the pane shows (or is about to): what actions act on."""
+        return self.expected or (self.detail.memory_id if self.detail else None)
+
     def show(self, detail: Detail) -> None:
-        self.detail = detail
+        if self.expected is not None and detail.memory_id != self.expected:
+            return
+        if detail.memory_id != self.revealed:
+            self.revealed = None
+        self.detail, self.expected = detail, detail.memory_id
         self._set(self._build(detail))
 
     def show_lineage(self, detail: Detail) -> None:
         if self.detail is detail:
             self._set(self._build(detail), keep=True)
+
+    def reveal(self) -> bool:
+        """Show (or hide again) the secret value of the entry shown; False if it has none."""
+        d = self.detail
+        if d is None or not (d.secret or any(e.get("secret") for e in d.events)):
+            return False
+        self.revealed = None if self.revealed == d.memory_id else d.memory_id
+        self._set(self._build(d), keep=True)
+        return True
+
+    def _shown(self, d: Detail, value, secret: bool):
+        return mask_value(value) if secret and self.revealed != d.memory_id else value
 
     def _set(self, blocks: list[tuple[Text, str | None]], keep: bool = False) -> None:
         target = self._blocks[self._selected][1] if keep and self._selected is not None else None
@@ -133,8 +162,16 @@ class DetailPane(ScrollView, can_focus=True):
     # -- the lines of one entry ------------------------------------------------------------------
 
     def _build(self, d: Detail) -> list[tuple[Text, str | None]]:
-        blocks: list[tuple[Text, str | None]] = [(self._title(d), None), (self._fields(d), None),
-                                                  (self._why(d), None)]
+        if d.entry.get("status") == "erased":
+            return [(self._title(d), None),
+                    (Text("Erased: nothing about it is kept but its id and the certificate.",
+                          style="dim"), None)]
+        blocks: list[tuple[Text, str | None]] = [(self._title(d), None)]
+        if d.held_why:                    # a reviewer's first question: what did the gate see
+            held = Text("held because: ", style="bold yellow")
+            held.append_text(safe(d.held_why, one_line=True, max_chars=300, style="yellow"))
+            blocks.append((held, None))
+        blocks += [(self._fields(d), None), (self._why(d), None)]
         blocks.append((_heading("rivals"), None))
         for rival in d.rivals:
             label = safe(rival["memory_id"], one_line=True, style="bold")
@@ -159,7 +196,12 @@ class DetailPane(ScrollView, can_focus=True):
             return title
         title.append_text(safe(f"{entry['entity']} · {entry['attribute']}", one_line=True, style="bold"))
         title.append(" = ")
-        title.append_text(value_text(entry.get("value")))
+        title.append_text(value_text(self._shown(d, entry.get("value"), d.secret)))
+        if d.secret:
+            if self.revealed == d.memory_id:
+                title.append("  secret, shown (ctrl+r hides)", style="bold red")
+            else:
+                title.append("  secret, masked (ctrl+r reveals)", style="dim")
         return title
 
     def _fields(self, d: Detail) -> Text:
@@ -170,6 +212,7 @@ class DetailPane(ScrollView, can_focus=True):
                 continue
             out.append(f"\n{name:<12} ", style="dim")
             out.append_text(value_text(value, 400))
+
             if name == "authority" and d.authority not in (None, value):
                 out.append(f"  (effective {d.authority}: no stronger than its support)", style="yellow")
         return out
@@ -178,6 +221,7 @@ class DetailPane(ScrollView, can_focus=True):
         out = Text()
         if d.entry.get("status") == "erased":
             return out
+
         if d.reason == "belief":
             out.append("why: ", style="bold")
             out.append(d.why)
@@ -246,7 +290,7 @@ class DetailPane(ScrollView, can_focus=True):
                 out.append("  (body erased)", style="dim")
             elif event["op"] in ("write", "update", "hold"):
                 out.append("  ")
-                out.append_text(value_text(event["value"], 40))
+                out.append_text(value_text(self._shown(d, event["value"], event.get("secret", d.secret)), 40))
             if event["reason"]:
                 out.append("  ")
                 out.append_text(safe(event["reason"], one_line=True, max_chars=60, style="italic"))

@@ -1,5 +1,7 @@
-"""The header every screen shows: the store, its size and head, chain status, live writes;
-and the bar of screens with their counts."""
+"""The header every screen shows: the store, its size and head, the chain's state (never ✓ for
+a log that went back or was replaced under us), live writes and lines that could not be
+loaded; and the bar of screens with their counts. Both fit the terminal's width: what matters
+least goes first when it is narrow (the chain's state and the view's time never go)."""
 
 from __future__ import annotations
 
@@ -8,13 +10,13 @@ from textual.events import Click
 from textual.widgets import Static
 
 from ...present.text import safe
-
-SCREENS = (("beliefs", "Beliefs", None), ("review", "Review", "held"),
-           ("conflicts", "Conflicts", "conflicts"), ("quarantine", "Quarantine", "quarantined"),
-           ("findings", "Findings", "findings"), ("audit", "Audit", None), ("erasure", "Erasure", None))
+from ..spec import Status
 
 
-def chain_text(chain: dict | None, verifying: bool, events: int | None = None) -> Text:
+def chain_text(chain: dict | None, verifying: bool, events: int | None = None,
+               problem: str | None = None) -> Text:
+    if problem:
+        return Text(f"chain ✗ log {problem}", style="bold red")
     if verifying:
         return Text("chain … verifying", style="dim")
     if chain is None:
@@ -28,37 +30,94 @@ def chain_text(chain: dict | None, verifying: bool, events: int | None = None) -
     return text
 
 
+PATH_MIN = 12
+
+
+def _path(path: str, width: int) -> Text:
+    """The store's path, cut from the left (the store's own name is what tells stores apart)."""
+    text = safe(path, one_line=True)
+    if text.cell_len > width:
+        text = Text("…") + text[text.cell_len - max(1, width - 1):]
+    return text
+
+
 class StoreHeader(Static):
-    """One line: store · events · entries · head · chain · live."""
+    """One line: store · events · entries · head · chain · live, and the view's time."""
 
     DEFAULT_CSS = "StoreHeader { height: 1; background: $panel; }"
 
+    status: Status | None = None
+
     def show(self, status: Status) -> None:
-        line = Text(" inspector  ", style="bold")
-        line.append_text(safe(status.path, one_line=True, max_chars=48))
-        if status.scope is not None:
-            line.append("  scope ", style="dim")
-            line.append_text(safe(status.scope or '""', one_line=True, max_chars=32))
-        if status.loading:
-            line.append(f"   {status.loading}", style="italic")
+        self.status = status
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.status is not None:
+            self.update(self.line(self.status, self.size.width or 200), layout=False)
+
+    @staticmethod
+    def pieces(status: Status) -> list[tuple[int, Text | None]]:
+        """(rank, text) in display order, None standing for the path; when the line is too
+        long the highest rank goes first (rank 0 never goes)."""
+        s = status
+        out: list[tuple[int, Text | None]] = [(6, Text(" inspector", style="bold")), (3, None)]
+        if s.scope is not None:
+            scope = Text("  scope ", style="dim")
+            scope.append_text(safe(s.scope or '""', one_line=True, max_chars=32))
+            out.append((2, scope))
+        if s.loading:
+            out.append((0, Text(f"  {s.loading}", style="italic")))
         else:
-            line.append(f"   {status.events:,} events · {status.entries:,} entries · "
-                        f"head {status.head or '–'}  ")
-            line.append_text(chain_text(status.chain, status.verifying, status.events))
-            line.append("  live ")
-            line.append("●", style="bold green" if status.live_recent else "dim")
-        if status.as_of:
-            line.append(f"   as of {status.as_of}", style="bold yellow")
-        if status.read_only:
-            line.append("   read-only", style="bold")
-        if status.warning:
-            line.append("   ⚠ readable by others", style="bold red")
-        self.update(line, layout=False)
+            out.append((4, Text(f"  {s.events:,} events · {s.entries:,} entries")))
+            out.append((5, Text(f" · head {s.head or '–'}")))
+            out.append((0, Text("  ") + chain_text(s.chain, s.verifying, s.events, s.log_problem)))
+            live = Text("  live ")
+            live.append("●", style="bold green" if s.live_recent else "dim")
+            out.append((4, live))
+        if s.live_error:
+            error = Text("  ⚠ new lines not loaded: ", style="bold red")
+            error.append_text(safe(s.live_error, one_line=True, max_chars=80))
+            out.append((1, error))
+        if s.context is not None:
+            context = Text("  context ", style="bold yellow")
+            context.append_text(safe(s.context or '""', one_line=True, max_chars=40, style="bold yellow"))
+            out.append((1, context))
+        if s.as_of:
+            out.append((0, Text(f"  as of {s.as_of}", style="bold yellow")))
+        if s.valid_at:
+            out.append((0, Text(f"  valid at {s.valid_at}", style="bold yellow")))
+        if s.read_only:
+            out.append((1, Text("  read-only", style="bold")))
+        if s.warning:
+            out.append((2, Text("  ⚠ readable by others", style="bold red")))
+        return out
+
+    def line(self, status: Status, width: int) -> Text:
+        """The header in `width` cells: the path gets what the other pieces leave (cut from
+        the left), and pieces go, highest rank first, while that is under PATH_MIN."""
+        pieces = self.pieces(status)
+        used = lambda: sum(t.cell_len for _, t in pieces if t is not None)  # noqa: E731
+        needed = min(PATH_MIN, len(status.path)) + 1
+        for rank in range(6, 0, -1):
+            if width - used() >= needed:
+                break
+            pieces = [(r, t) for r, t in pieces if r != rank or t is None]
+        room = max(needed - 1, width - used() - 1)
+        line = Text()
+        for _, text in pieces:
+            line.append_text(Text(" ") + _path(status.path, room) if text is None else text)
+        line.truncate(width, overflow="ellipsis")
+        return line
 
 
 class ModeBar(Static):
     """1 Beliefs  2 Review (3)  3 Conflicts (2) …, the current one highlighted; click to switch.
-    One widget, not one per tab: fewer widgets make switching screens cheaper."""
+    When the labels do not fit, the other screens' labels are shortened. One widget, not one
+    per tab: fewer widgets make switching screens cheaper."""
 
     DEFAULT_CSS = "ModeBar { height: 1; background: $boost; }"
 
@@ -66,21 +125,43 @@ class ModeBar(Static):
         super().__init__(**kw)
         self.current = current
         self._spans: list[tuple[int, int, str]] = []
+        self.status: Status | None = None
 
     def show(self, status: Status) -> None:
+        self.status = status
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.status is None:
+            return
+        width = self.size.width or 200
+        for short in (False, True):
+            line, spans = self.line(self.status, short)
+            if line.cell_len <= width:
+                break
+        self._spans = spans
+        self.update(line, layout=False)
+
+    def line(self, status: Status, short: bool) -> tuple[Text, list[tuple[int, int, str]]]:
         from ..screens import specs
-        line, self._spans = Text(), []
+        line, spans = Text(), []
         for spec in specs():
             start, mode = len(line), spec.name
-            style = "bold reverse" if mode == self.current else ""
-            line.append(f" {spec.order} {spec.label}", style=style)
+            current = mode == self.current
+            style = "bold reverse" if current else ""
+            label = spec.short if short and not current and spec.short else spec.label
+            line.append(f" {spec.order} {label}", style=style)
             count = status.counts.get(mode) if spec.count else None
             if count:
-                line.append(f" ({count:,})", style=style + " bold")
+                line.append(f" ({count:,})" if not short else f"({count:,})", style=style + " bold")
             line.append(" ", style=style)
-            self._spans.append((start, len(line), mode))
-            line.append(" ")
-        self.update(line, layout=False)
+            spans.append((start, len(line), mode))
+            if not short:
+                line.append(" ")
+        return line, spans
 
     def on_click(self, event: Click) -> None:
         mode = next((m for a, b, m in self._spans if a <= event.x < b), None)

@@ -18,6 +18,18 @@ class KeyBar(Static):
     def __init__(self, **kw):
         super().__init__(**kw)
         self._spans: list[tuple[int, int, str]] = []
+        self._marks = 0
+
+    @property
+    def marks(self) -> int:
+        return self._marks
+
+    @marks.setter
+    def marks(self, count: int) -> None:
+        """How many rows are marked: shown first, so that a bulk action is never a surprise."""
+        self._marks = count
+        if self.is_attached:
+            self.draw()
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._changed)
@@ -31,7 +43,16 @@ class KeyBar(Static):
 
     def draw(self) -> None:
         line, self._spans, seen = Text(), [], set()
-        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+        if self._marks:
+            line.append(f" ● {self._marks} marked ", style="bold reverse")
+            line.append(" ")
+        start = len(line)
+        line.append(" ? ", style="bold")
+        line.append("help ")
+        self._spans.append((start, len(line), "app.help"))
+        shown = sorted(self.screen.active_bindings.values(),
+                       key=lambda a: (not a.binding.action.startswith("act("), a.node is not self.screen))
+        for _node, binding, enabled, _tooltip in shown:
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
@@ -40,7 +61,6 @@ class KeyBar(Static):
             line.append(f" {key} ", style="bold" if enabled else "dim")
             line.append(f"{binding.description} ", style="" if enabled else "dim")
             self._spans.append((start, len(line), binding.action))
-        line.append(" ^p palette", style="dim")
         self.update(line, layout=False)
 
     def on_click(self, event: Click) -> None:

@@ -1,13 +1,12 @@
-"""The rows a VirtualTable pages through: columns, the source protocol, the page cache and
-the queue of page requests, and how one cell becomes segments."""
+"""The rows a VirtualTable pages through: the source protocol, the page cache and the queue of
+page requests, and how one cell becomes segments. (Columns and their widths: columns.py.)"""
 
 from __future__ import annotations
 
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from rich.console import Console
@@ -16,45 +15,20 @@ from rich.text import Text
 
 from inspector.present.text import ESCAPE_STYLE, safe, safe_value
 
+from .columns import GUTTER, MIN_SHARED_WIDTH, Column, Measures, column_widths  # noqa: F401 (older imports)
+
 Row = Mapping[str, Any]
-
-GUTTER = 2  # a mark glyph and a space
-MIN_SHARED_WIDTH = 8
-
-
-@dataclass(frozen=True)
-class Column:
-    """One column: which row field it shows, its header and how wide it is."""
-
-    key: str
-    label: str  # header text (trusted, but still never parsed as markup)
-    width: int | None = None  # cells; None shares the remaining width (min 8)
-    render: Callable[[Any], Text] | None = None  # default: safe(value, one_line=True)
 
 
 class RowSource(Protocol):
     """Numbered rows the table pages through. Both calls may run a query, so
-    the table only ever calls them from a worker thread, one call at a time."""
+    the table only ever calls them from a worker thread, one call at a time.
+    A source may also offer `measure(columns)` (widest values and time spans, see
+    `Measures`) and `present(field, keys)` (which marked rows it still holds)."""
 
     def count(self) -> int: ...
 
     def fetch(self, first: int, last: int) -> list[Row]: ...  # rows first..last, inclusive
-
-
-def column_widths(columns: list[Column], width: int) -> tuple[int, ...]:
-    """Cell widths for `width` cells: fixed columns as asked, the rest share."""
-    fixed = sum(column.width for column in columns if column.width is not None)
-    shared = [column for column in columns if column.width is None]
-    free = width - GUTTER - fixed - (len(columns) - 1)
-    share, extra = divmod(max(free, 0), len(shared)) if shared else (0, 0)
-    widths, nth = [], 0
-    for column in columns:
-        if column.width is not None:
-            widths.append(column.width)
-            continue
-        widths.append(max(MIN_SHARED_WIDTH, share + (nth < extra)))
-        nth += 1
-    return tuple(widths)
 
 
 def cell_segments(text: Text, width: int, console: Console) -> list[Segment]:

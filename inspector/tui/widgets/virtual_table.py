@@ -37,8 +37,8 @@ from textual.worker import get_current_worker
 
 from inspector.present.text import render
 
-from .rows import (GUTTER, MIN_SHARED_WIDTH, Column, Row, RowSource, _as_text, _PageCache,  # noqa: F401
-                   _PageRequests, _safe_one_line, cell_segments, column_widths)
+from .columns import GUTTER, MIN_SHARED_WIDTH, Column, Layout, Measures, column_widths  # noqa: F401
+from .rows import Row, RowSource, _as_text, _PageCache, _PageRequests, _safe_one_line, cell_segments
 
 MARK_GLYPH = "●"
 PLACEHOLDER = "…"
@@ -60,20 +60,30 @@ class VirtualTable(ScrollView, can_focus=True):
     """A table over a `RowSource` that holds only the pages near the view."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor_up", "Up", show=False),
-        Binding("down,j", "cursor_down", "Down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,g", "cursor_first", "First row", show=False),
-        Binding("end,G", "cursor_last", "Last row", show=False),
-        Binding("space", "toggle_mark", "Mark"),
-        Binding("enter", "choose", "Open"),
+        Binding("up,k", "cursor_up", "up", show=False),
+        Binding("down,j", "cursor_down", "down", show=False),
+        Binding("pageup", "page_up", "page up", show=False),
+        Binding("pagedown", "page_down", "page down", show=False),
+        Binding("home,g", "cursor_first", "first row", show=False),
+        Binding("end,G", "cursor_last", "last row", show=False),
+        Binding("space", "toggle_mark", "mark", id="table.mark"),
+        Binding("enter", "choose", "open", id="table.open"),
+        Binding("left", "column(-1)", "column left", show=False, id="table.column_left"),
+        Binding("right", "column(1)", "column right", show=False, id="table.column_right"),
+        Binding("left_square_bracket", "sort(False)", "sort ascending by the column", show=False,
+                id="table.sort_ascending"),
+        Binding("right_square_bracket", "sort(True)", "sort descending by the column", show=False,
+                id="table.sort_descending"),
+        Binding("F", "frequencies", "value frequencies of the column", show=False,
+                id="table.frequencies"),
+        Binding("y", "copy_id", "copy the id", show=False, id="table.copy"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "virtual-table--header",
         "virtual-table--cursor",
         "virtual-table--marked",
         "virtual-table--placeholder",
+        "virtual-table--column",
     }
     DEFAULT_CSS = """
     VirtualTable {
@@ -87,6 +97,7 @@ class VirtualTable(ScrollView, can_focus=True):
         & > .virtual-table--header { background: $panel; color: $foreground; text-style: bold; }
         & > .virtual-table--marked { background: $accent 25%; }
         & > .virtual-table--placeholder { color: $text-disabled; text-style: dim; }
+        & > .virtual-table--column { text-style: bold underline; }
         & > .virtual-table--cursor {
             background: $block-cursor-blurred-background;
             color: $block-cursor-blurred-foreground;
@@ -108,6 +119,34 @@ class VirtualTable(ScrollView, can_focus=True):
     class Chosen(_RowMessage):
         """Enter (or a double click) on a row."""
 
+    class OrderChanged(_RowMessage):
+        """The operator sorted the table or narrowed it to one value: load it again."""
+
+    class FrequenciesAsked(Message):
+        """Shift+F on a column: show its values with their counts."""
+
+        def __init__(self, table: VirtualTable, column: Column) -> None:
+            super().__init__()
+            self.table, self.column = table, column
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class CopyAsked(_RowMessage):
+        """y on a row: copy its id."""
+
+    class MarksChanged(Message):
+        """The marks changed (toggled, cleared, or dropped because their rows left)."""
+
+        def __init__(self, table: VirtualTable, count: int, dropped: int = 0) -> None:
+            super().__init__()
+            self.table, self.count, self.dropped = table, count, dropped
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
     class Loaded(Message):
         """A source finished counting and its first rows are on screen."""
 
@@ -121,10 +160,12 @@ class VirtualTable(ScrollView, can_focus=True):
 
     class _Counted(Message, bubble=False):
         def __init__(self, generation: int, source: RowSource, count: int,
-                     pages: dict[int, list[Row]], keep_cursor: bool) -> None:
+                     pages: dict[int, list[Row]], keep_cursor: bool, measures: Measures | None,
+                     present: set[str] | None) -> None:
             super().__init__()
             self.generation, self.source, self.count = generation, source, count
             self.pages, self.keep_cursor = pages, keep_cursor
+            self.measures, self.present = measures, present
 
     class _PageFetched(Message, bubble=False):
         def __init__(self, requests: _PageRequests, page: int, rows: list[Row]) -> None:
@@ -137,9 +178,16 @@ class VirtualTable(ScrollView, can_focus=True):
             self.error = error
 
     def __init__(self, columns: list[Column], *, key: str | None = None, page_size: int = 200,
+                 sortable: bool = False, empty: str = "", id_field: str | None = None,
                  name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.columns, self.key, self.page_size = list(columns), key, page_size
+        self.sortable = sortable      # a column cursor (left/right), sort, frequencies
+        self.empty = empty            # what an empty table says it is for
+        self.id_field = id_field      # the field `y` copies
+        self.column_layout = Layout(self.columns)
+        self._column = 0                                    # the column cursor (sortable)
+        self._loaded = False
         self._pages = _PageCache(page_size, self.MAX_PAGES)
         self._strips: LRUCache[tuple, Strip] = LRUCache(self.STRIP_CACHE_SIZE)
         self._styles: dict[tuple[str, bool], Style] = {}
@@ -175,9 +223,41 @@ class VirtualTable(ScrollView, can_focus=True):
         """The row at `index` if it is cached, else None (never fetches)."""
         return self._pages.row(index) if 0 <= index < self._row_count else None
 
-    def clear_marks(self) -> None:
+    def clear_marks(self) -> int:
+        """Drop every mark; returns how many there were."""
+        count = len(self._marked)
         self._marked.clear()
+        self._strips.clear()
         self.refresh()
+        if count:
+            self.post_message(self.MarksChanged(self, 0))
+        return count
+
+    @property
+    def sort(self) -> tuple[str, bool] | None:
+        """(column key, descending), or None: the source's own order."""
+        return self.column_layout.sort
+
+    @sort.setter
+    def sort(self, sort: tuple[str, bool] | None) -> None:
+        self.column_layout.sort = sort
+
+    @property
+    def narrow(self) -> tuple[str, str | None] | None:
+        """(column key, value as text): only the rows holding it; None: every row."""
+        return self.column_layout.narrow
+
+    @narrow.setter
+    def narrow(self, narrow: tuple[str, str | None] | None) -> None:
+        self.column_layout.narrow = narrow
+
+    @property
+    def current_column(self) -> Column:
+        shown = self._shown_columns()
+        return shown[min(self._column, len(shown) - 1)] if shown else self.columns[0]
+
+    def column_named(self, key: str) -> Column:
+        return next(c for c in self.columns if c.key == key)
 
     def load(self, source: RowSource, *, keep_cursor: bool = True) -> None:
         """Show `source` instead; the old rows stay on screen until it has
@@ -195,7 +275,8 @@ class VirtualTable(ScrollView, can_focus=True):
         first = max(0, min(top, cursor - margin))
         last = max(top + self._visible_rows - 1, cursor + margin)
         pages = range(first // self.page_size, last // self.page_size + 1)
-        self._count_and_fetch(source, self._generation, keep_cursor, pages)
+        self._count_and_fetch(source, self._generation, keep_cursor, pages,
+                              list(self._marked) if self.key else [])
 
     def move_cursor(self, row: int) -> None:
         if self._row_count == 0:
@@ -237,6 +318,40 @@ class VirtualTable(ScrollView, can_focus=True):
         if self._marked.pop(key, None) is None:
             self._marked[key] = row
         self.refresh_line(self._cursor + 1)
+        self.post_message(self.MarksChanged(self, len(self._marked)))
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in ("column", "sort", "frequencies"):
+            return self.sortable
+        if action == "copy_id":
+            return self.id_field is not None
+        return True
+
+    def action_column(self, step: int) -> None:
+        shown = self._shown_columns()
+        self._column = max(0, min(len(shown) - 1, self._column + step))
+        self._strips.clear()
+        self.refresh()
+
+    def action_sort(self, descending: bool) -> None:
+        """Sort by the column under the column cursor; the same sort again restores the
+        table's own order."""
+        key = self.current_column.key
+        self.sort = None if self.sort == (key, descending) else (key, descending)
+        self.post_message(self.OrderChanged(self, self._cursor, self.row_at(self._cursor)))
+
+    def action_frequencies(self) -> None:
+        self.post_message(self.FrequenciesAsked(self, self.current_column))
+
+    def set_narrow(self, narrow: tuple[str, str | None] | None) -> None:
+        """Show only the rows whose column holds a value (None: every row)."""
+        self.narrow = narrow
+        self.post_message(self.OrderChanged(self, self._cursor, self.row_at(self._cursor)))
+
+    def action_copy_id(self) -> None:
+        row = self.row_at(self._cursor)
+        if row is not None:
+            self.post_message(self.CopyAsked(self, self._cursor, row))
 
     def action_choose(self) -> None:
         if self._row_count:
@@ -276,11 +391,16 @@ class VirtualTable(ScrollView, can_focus=True):
 
     @work(thread=True, exclusive=True, group="virtual-table-load", exit_on_error=False)
     def _count_and_fetch(self, source: RowSource, generation: int, keep_cursor: bool,
-                         pages: range) -> None:
+                         pages: range, marked: list[str]) -> None:
         worker = get_current_worker()
+        measures = present = None
         try:
             with self._source_lock:
                 count = source.count()
+                if hasattr(source, "measure"):
+                    measures = source.measure(self.columns)
+                if marked and hasattr(source, "present"):
+                    present = source.present(self.key, marked)
             fetched: dict[int, list[Row]] = {}
             for page in pages:
                 first = page * self.page_size
@@ -292,7 +412,8 @@ class VirtualTable(ScrollView, can_focus=True):
             self.post_message(self._Failed(error))
             return
         if not worker.is_cancelled:
-            self.post_message(self._Counted(generation, source, count, fetched, keep_cursor))
+            self.post_message(self._Counted(generation, source, count, fetched, keep_cursor,
+                                            measures, present))
 
     @work(thread=True, group="virtual-table-pages", exit_on_error=False)
     def _fetch_pages(self, requests: _PageRequests) -> None:
@@ -324,6 +445,11 @@ class VirtualTable(ScrollView, can_focus=True):
         for page, rows in message.pages.items():
             self._pages.put(page, rows)
         self._row_count = message.count
+        self._loaded = True
+        if message.measures is not None:
+            self.column_layout.measured(message.measures)
+        if message.present is not None:
+            self._drop_marks_not_in(message.present)
         self.virtual_size = Size(self._min_width(), message.count + 1)
         found = self._pages.find(self.key, anchor_key) if anchor_key is not None else None
         cursor = found if found is not None else (old_cursor if keep else 0)
@@ -370,6 +496,10 @@ class VirtualTable(ScrollView, can_focus=True):
             return self._header_strip(width)
         index = self.scroll_offset.y + y - 1
         if index >= self._row_count:
+            if self._row_count == 0 and self._loaded and self.empty and y == 1:
+                return self._finish([Segment(" " * GUTTER), *Text(self._empty_text(), style="italic")
+                                     .render(self.app.console, end="")], width,
+                                    self._base_style() + self._style("virtual-table--placeholder"))
             return Strip.blank(width, self._base_style())
         row = self._pages.row(index)
         if row is None:
@@ -385,9 +515,11 @@ class VirtualTable(ScrollView, can_focus=True):
         if strip is None:
             segments = [Segment(f"{MARK_GLYPH} " if marked else " " * GUTTER)]
             console = self.app.console
-            for column, cell_width in zip(self.columns, column_widths(self.columns, width)):
-                render = column.render or _safe_one_line
-                segments += cell_segments(_as_text(render(row.get(column.key))), cell_width, console)
+            for column, cell_width in zip(self.columns, self._widths(width)):
+                if not cell_width:
+                    continue
+                cell = _as_text(self.column_layout.cell(column, row, _safe_one_line))
+                segments += cell_segments(cell, cell_width, console)
                 segments.append(Segment(" "))
             strip = self._finish(segments, width, self._line_style(cursor, marked))
             self._strips[cache_key] = strip
@@ -399,8 +531,14 @@ class VirtualTable(ScrollView, can_focus=True):
         if strip is None:
             segments = [Segment(" " * GUTTER)]
             console = self.app.console
-            for column, cell_width in zip(self.columns, column_widths(self.columns, width)):
-                segments += cell_segments(Text(column.label), cell_width, console)
+            current = self.current_column.key if self.sortable and self.has_focus else None
+            for column, cell_width in zip(self.columns, self._widths(width)):
+                if not cell_width:
+                    continue
+                label = Text(self.column_layout.label(column))
+                if column.key == current:
+                    label.stylize(self._style("virtual-table--column"))
+                segments += cell_segments(label, cell_width, console)
                 segments.append(Segment(" "))
             strip = self._finish(segments, width, self._style("virtual-table--header"))
             self._strips[cache_key] = strip
@@ -451,6 +589,26 @@ class VirtualTable(ScrollView, can_focus=True):
         self._styles.clear()
         self._strips.clear()
         self.refresh()
+
+    # -- columns -----------------------------------------------------------
+
+    def _widths(self, width: int) -> tuple[int, ...]:
+        return self.column_layout.widths(width)
+
+    def _shown_columns(self) -> list[Column]:
+        return self.column_layout.shown(self._width or self.scrollable_content_region.width or 200)
+
+    def _empty_text(self) -> str:
+        if self.narrow is not None:
+            return "No rows hold that value (esc shows every row)."
+        return self.empty
+
+    def _drop_marks_not_in(self, present: set[str]) -> None:
+        gone = [key for key in self._marked if key not in present]
+        for key in gone:
+            del self._marked[key]
+        if gone:
+            self.post_message(self.MarksChanged(self, len(self._marked), dropped=len(gone)))
 
     # -- helpers -----------------------------------------------------------
 

@@ -1,0 +1,54 @@
+"""What the header says about the log on disk compared with what was loaded: lines appended (the
+normal case), or a log that went back or was replaced under a seq the app had seen. Read before
+the store loads the change, in a worker thread."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Callable
+
+
+def log_change(log: os.PathLike, seen_seq: int, seen_hash: str | None, offset: int,
+               inode: int | None, hash_at: Callable[[int], str | None]) -> str | None:
+    """None when the log only grew; otherwise "rolled back …", "truncated …" or "replaced …".
+    `hash_at(seq)` is the loaded hash at a seq (read before the store reloads)."""
+    try:
+        st = os.stat(log)
+    except OSError:
+        return "missing: the log file is gone"
+    if seen_seq == 0 or (st.st_ino == inode and st.st_size >= offset):
+        return None
+    count, torn, at_seen, last = _scan(log, seen_seq)
+    if count >= seen_seq:
+        if at_seen == seen_hash:
+            return None                   # rewritten in place with the same chain (an erasure)
+        return f"replaced: seq {seen_seq} is not the event loaded (head was {seen_seq})"
+    if count and last != hash_at(count):
+        return f"replaced: seq {count} is not the event loaded (had seen {seen_seq})"
+    if torn:
+        return f"truncated to seq {count} mid-line (had seen {seen_seq})"
+    return f"rolled back to seq {count} (had seen {seen_seq})"
+
+
+def _scan(log: os.PathLike, seen_seq: int) -> tuple[int, bool, str | None, str | None]:
+    """(complete lines, a torn last line, the hash on line `seen_seq`, the last line's hash)."""
+    count, at_seen, last_line, torn = 0, None, b"", False
+    with open(log, "rb") as f:
+        for line in f:
+            if not line.endswith(b"\n"):
+                torn = bool(line.strip())
+                break
+            count += 1
+            last_line = line
+            if count == seen_seq:
+                at_seen = _hash(line)
+                break
+    return count, torn, at_seen, _hash(last_line) if count else None
+
+
+def _hash(line: bytes) -> str | None:
+    try:
+        return json.loads(line).get("hash")
+    except (ValueError, AttributeError):
+        return "(unreadable)"

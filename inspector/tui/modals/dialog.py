@@ -1,0 +1,129 @@
+"""What every action dialog shares. The dialog opens on the key press, before the plan exists
+(`Pending`), so that what the operator types next — a reason — lands in it and never in the
+table behind; a refused plan is shown in that dialog, which only escape closes. Once confirmed,
+the dialog stays open while the write runs: a write the store refuses (a reason that names the
+subject, a log that changed) is shown in it and the operator can correct it. It closes when the
+write is done (`done`)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from ...present.text import safe
+
+
+class Pending(ModalScreen[None]):
+    """From the key press until the plan is made, or the refusal if it is not."""
+
+    BINDINGS = [Binding("escape", "close", "close"), Binding("enter", "hold", show=False)]
+
+    def __init__(self, action: str, ids: list[str], subject: str | None = None):
+        super().__init__()
+        self.action, self.ids, self.subject = action, ids, subject
+        self.refusal: str | None = None
+
+    def compose(self) -> ComposeResult:
+        what = Text(f"{self.action.capitalize()} ", style="bold")
+        if self.subject is not None:
+            what.append("everything about ")
+            what.append_text(safe(self.subject, one_line=True, style="bold"))
+        else:
+            what.append_text(safe(", ".join(self.ids), one_line=True, max_chars=200))
+        with Vertical(id="plan-dialog"):
+            yield Static(what, id="plan-title")
+            yield Static(Text("planning … (nothing is written until you confirm)", style="italic"),
+                         id="plan-status")
+            yield Input(placeholder="reason (required, goes into the audit log)", id="reason")
+
+    def on_mount(self) -> None:
+        self.query_one("#reason", Input).focus()
+
+    def typed(self) -> str:
+        return self.query_one("#reason", Input).value
+
+    def refuse(self, message: str) -> None:
+        """The plan was refused: say so where the operator looks; escape closes."""
+        self.refusal = message
+        text = Text("Refused: ", style="bold red")
+        text.append_text(safe(message, max_chars=600))
+        text.append("\nPress escape to close.", style="bold")
+        self.query_one("#plan-status", Static).update(text)
+        self.query_one("#reason", Input).placeholder = "(refused: escape closes)"
+
+    def action_hold(self) -> None:
+        if self.refusal is not None:
+            self.notify("Refused: nothing to confirm. Press escape to close.", severity="warning")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_hold()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ActionDialog(ModalScreen[object]):
+    """A reviewed plan, confirmed with a reason; subclasses draw the plan and check the
+    confirmation. The app applies it (`app.apply_plan`) and calls `failed` or `done`."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("ctrl+y", "confirm", "confirm"),
+                Binding("pageup", "scroll_plan(-1)", "scroll the plan up", show=False),
+                Binding("pagedown", "scroll_plan(1)", "scroll the plan down", show=False)]
+
+    writing = False
+
+    def __init__(self, plan, hidden: int = 0, *, typed: str = "", **context):
+        super().__init__()
+        self.plan, self.hidden, self.typed, self.context = plan, hidden, typed, context
+
+    def status_line(self) -> ComposeResult:
+        yield Static(id="plan-status")
+
+    def confirmation(self) -> str | None:
+        """The reason, once everything the dialog asks for is there; else None (and say why)."""
+        raise NotImplementedError
+
+    def action_confirm(self) -> None:
+        if self.writing:
+            return
+        reason = self.confirmation()
+        if reason is None:
+            return
+        self.writing = True
+        self._status(Text("writing …", style="italic"))
+        for field in self.query(Input):
+            field.disabled = True
+        self.app.apply_plan(self, self.plan, reason)
+
+    def failed(self, message: str) -> None:
+        """The store refused the write: show why, and let the operator correct it."""
+        self.writing = False
+        for field in self.query(Input):
+            field.disabled = False
+        text = Text("Refused: ", style="bold red")
+        text.append_text(safe(message, max_chars=600))
+        text.append("  Correct it and confirm again, or escape.", style="bold")
+        self._status(text)
+        self.query_one("#reason", Input).focus()
+
+    def done(self, result) -> None:
+        self.writing = False
+        self.dismiss(result)
+
+    def _status(self, text: Text) -> None:
+        self.query_one("#plan-status", Static).update(text)
+
+    def action_scroll_plan(self, step: int) -> None:
+        for body in self.query("#plan-body"):
+            body.scroll_page_down() if step > 0 else body.scroll_page_up()
+
+    def action_cancel(self) -> None:
+        if self.writing:
+            self.notify("The write is running: it cannot be stopped halfway.", severity="warning")
+            return
+        self.dismiss(None)
