@@ -58,10 +58,79 @@ SELECT scope, entity, attribute, marker,
 FROM (SELECT *, unnest(markers) AS marker FROM beliefs)
 ORDER BY entity, attribute, scope, marker
 
+-- name: focus_keys_clear
+DELETE FROM focus_keys
+
 -- name: focus_keys_fill
--- The keys a plan may change (beliefs_in(…, true) looks only at these).
+-- The keys a plan may change, or `show` judges (beliefs_in(…, true) looks only at these).
 INSERT INTO focus_keys
 SELECT DISTINCT unnest($entities::VARCHAR[]) AS entity, unnest($attributes::VARCHAR[]) AS attribute
+
+-- name: focus_ids_clear
+DELETE FROM focus_ids
+
+-- name: focus_ids_fill
+-- Every entry that ever held a focus key, and everything those rest on by the justification
+-- of any of their versions: a superset of what judging the focus keys as of any time needs
+-- (whether a summary is supported, and its effective authority, depend on its ancestors only).
+INSERT INTO focus_ids
+WITH RECURSIVE up(memory_id) AS (
+    SELECT DISTINCT memory_id FROM versions
+    WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+    UNION
+    SELECT DISTINCT unnest(v.justification) FROM versions v JOIN up ON v.memory_id = up.memory_id
+)
+SELECT memory_id FROM up
+
+-- name: judged_materialize_focus
+-- `judged` for the focus keys only (their entries and what those rest on), as of $tk.
+CREATE OR REPLACE TABLE judged AS
+SELECT * FROM judged_at_focus($tk) ORDER BY entity, attribute, scope, memory_id
+
+-- name: changed_between
+-- Entries whose judgement may differ between knowledge times $since and $tk with nothing
+-- else appended: an event, an observation, a validity start or end falling between them.
+SELECT DISTINCT memory_id FROM versions
+WHERE ("at" > $since AND "at" <= $tk) OR (observed_at > $since AND observed_at <= $tk)
+   OR (valid_from > $since AND valid_from <= $tk) OR (valid_to > $since AND valid_to <= $tk)
+
+-- name: focus_keys_of_ids
+-- The keys of $ids and of every entry resting on them, transitively, by the justification of
+-- any of their versions (so whatever a later or earlier version cites): the keys whose
+-- beliefs changes to $ids can change.
+INSERT INTO focus_keys
+WITH RECURSIVE cites AS (
+    SELECT DISTINCT memory_id AS src, unnest(justification) AS dst
+    FROM versions WHERE len(justification) > 0
+), down(memory_id) AS (
+    SELECT unnest($ids::VARCHAR[])
+    UNION
+    SELECT c.src FROM down JOIN cites c ON c.dst = down.memory_id
+)
+SELECT DISTINCT entity, attribute FROM versions
+WHERE memory_id IN (SELECT memory_id FROM down) AND entity IS NOT NULL
+
+-- name: focus_keys_count
+SELECT count(*) FROM focus_keys
+
+-- name: judged_patch_forget
+DELETE FROM judged WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+
+-- name: judged_patch_take
+-- The focus keys judged again as of $tk (judged_at_focus: their entries and what they rest on).
+INSERT INTO judged
+SELECT * FROM judged_at_focus($tk)
+WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+
+-- name: beliefs_patch
+-- The belief table with the rows of the focus keys replaced, position-numbered again.
+CREATE OR REPLACE TABLE beliefs AS
+SELECT row_number() OVER (ORDER BY entity, attribute, scope) AS pos, * FROM (
+    SELECT * EXCLUDE (pos) FROM beliefs
+    WHERE (entity, attribute) NOT IN (SELECT (entity, attribute) FROM focus_keys)
+    UNION ALL
+    SELECT * FROM beliefs_in($tk, $tv, $ctx, true)
+)
 
 -- name: beliefs_focus
 -- The store-wide beliefs of the focus keys, from the judged entries (for a plan's belief diff).

@@ -224,7 +224,7 @@ SELECT count(*), count(*) FILTER (WHERE hash IS NULL) FROM staged
 
 -- name: versions_insert
 -- Staged lines become versions.
-INSERT INTO versions
+INSERT INTO versions_new
 SELECT seq, "at"::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
     erased IS NOT NULL AS redacted,
     coalesce(erased, s.certificate) AS certificate,
@@ -264,41 +264,35 @@ SELECT seq, "at"::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
 FROM (SELECT *, erased IS NULL AND op <> 'erase' AS keyed FROM staged)
 
 -- name: known_ids_insert
-INSERT INTO known_ids
+INSERT INTO known_new
 SELECT DISTINCT memory_id FROM staged
 WHERE memory_id NOT IN (SELECT memory_id FROM known_ids)
 
+-- name: entries_touch
+-- The entries the staged lines touch: their rows in `base` are out of date.
+INSERT INTO touched
+SELECT DISTINCT memory_id FROM staged
+WHERE memory_id NOT IN (SELECT memory_id FROM touched)
+
 -- name: entries_forget
-DELETE FROM entries WHERE memory_id IN (SELECT memory_id FROM staged)
+DELETE FROM entries_new WHERE memory_id IN (SELECT memory_id FROM staged)
 
 -- name: entries_refresh
 -- The current state of every entry touched by the staged lines: its last version, with the
 -- stored `after` verbatim (unknown fields kept) as `state`.
-INSERT INTO entries
+INSERT INTO entries_new
 SELECT v.*, r.body.after AS state
-FROM versions v
-JOIN (SELECT memory_id, max(seq) AS seq FROM versions
+FROM versions_new v
+JOIN (SELECT memory_id, max(seq) AS seq FROM versions_new
       WHERE memory_id IN (SELECT memory_id FROM staged) GROUP BY memory_id) last
   ON v.memory_id = last.memory_id AND v.seq = last.seq
 JOIN raw r ON r.line_no = v.seq
 
 -- name: edges_forget
-DELETE FROM edges WHERE src IN (SELECT memory_id FROM staged)
+DELETE FROM edges_new WHERE src IN (SELECT memory_id FROM staged)
 
 -- name: edges_refresh
-INSERT INTO edges
+INSERT INTO edges_new
 SELECT memory_id AS src, unnest(justification) AS dst
-FROM entries
+FROM entries_new
 WHERE memory_id IN (SELECT memory_id FROM staged)
-
--- name: scope_filter_entries
--- --scope S (DESIGN §8): an entry is loaded only when its current state lies inside S
--- (S itself or a sub-scope); erased entries have no scope and lie inside none.
-DELETE FROM entries
-WHERE NOT (scope IS NOT NULL AND ($scope = '' OR scope = $scope OR starts_with(scope, $scope || '/')))
-
--- name: scope_filter_versions
-DELETE FROM versions WHERE memory_id NOT IN (SELECT memory_id FROM entries)
-
--- name: scope_filter_edges
-DELETE FROM edges WHERE src NOT IN (SELECT memory_id FROM entries)

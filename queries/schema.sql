@@ -14,7 +14,10 @@ SET enable_progress_bar = false
 -- name: versions_create
 -- One row per event: its envelope and the entry state it leaves (the `after`), typed.
 -- A body replaced by erasure, and an erase event, leave status 'erased' and no key.
-CREATE TABLE IF NOT EXISTS versions (
+-- The tables a store answers from are overlays (view.py): the persistent view's rows (schema
+-- `base`, attached read-only; an empty in-memory one when there is no view) and the rows of
+-- the lines read since (the *_new tables here).
+CREATE TABLE IF NOT EXISTS versions_new (
     seq BIGINT, "at" TIMESTAMPTZ, actor VARCHAR, op VARCHAR, memory_id VARCHAR, batch VARCHAR,
     reason VARCHAR, redacted BOOLEAN, certificate VARCHAR, subject_digest VARCHAR, subject_salt VARCHAR, hash VARCHAR,
     entity VARCHAR, attribute VARCHAR, value JSON, kind VARCHAR, layer VARCHAR, source VARCHAR,
@@ -26,56 +29,176 @@ CREATE TABLE IF NOT EXISTS versions (
 )
 
 -- name: entries_create
-CREATE TABLE IF NOT EXISTS entries AS SELECT *, NULL::JSON AS state FROM versions WHERE false
+-- The current state of each entry a line read since the view touched.
+CREATE TABLE IF NOT EXISTS entries_new AS SELECT *, NULL::JSON AS state FROM versions_new WHERE false
 
 -- name: edges_create
--- Justification edges of the current entries: src rests on dst.
-CREATE TABLE IF NOT EXISTS edges (src VARCHAR, dst VARCHAR)
+-- Justification edges of the entries in entries_new: src rests on dst.
+CREATE TABLE IF NOT EXISTS edges_new (src VARCHAR, dst VARCHAR)
 
 -- name: known_ids_create
 -- Every id the log names, inside a --scope filter or not: ids are envelope data, and knowing
 -- them tells a citation of a hidden entry from a dangling one.
-CREATE TABLE IF NOT EXISTS known_ids (memory_id VARCHAR)
+CREATE TABLE IF NOT EXISTS known_new (memory_id VARCHAR)
+
+-- name: touched_create
+-- Entries whose current state in `base` is out of date: a line read since touched them.
+CREATE TABLE IF NOT EXISTS touched (memory_id VARCHAR)
+
+-- name: scope_create
+-- The --scope filter of the overlays (one row, or none).
+CREATE TABLE IF NOT EXISTS view_scope (scope VARCHAR)
+
+-- name: base_attach_empty
+-- No persistent view: an empty in-memory `base` of the same shape.
+ATTACH ':memory:' AS base
+
+-- name: base_versions_empty
+CREATE TABLE base.versions AS SELECT * FROM versions_new WHERE false
+
+-- name: base_entries_empty
+CREATE TABLE base.entries AS SELECT * FROM entries_new WHERE false
+
+-- name: base_edges_empty
+CREATE TABLE base.edges AS SELECT * FROM edges_new WHERE false
+
+-- name: base_known_ids_empty
+CREATE TABLE base.known_ids AS SELECT * FROM known_new WHERE false
+
+-- name: base_detach
+DETACH DATABASE IF EXISTS base
+
+-- name: overlay_versions
+-- The whole store, whatever the scope: what the view is written from and what a refresh
+-- reads the last version of an entry from.
+CREATE OR REPLACE VIEW all_versions AS
+SELECT * FROM base.versions UNION ALL SELECT * FROM versions_new
+
+-- name: overlay_entries
+CREATE OR REPLACE VIEW all_entries AS
+SELECT * FROM base.entries WHERE memory_id NOT IN (SELECT memory_id FROM touched)
+UNION ALL SELECT * FROM entries_new
+
+-- name: overlay_edges
+CREATE OR REPLACE VIEW all_edges AS
+SELECT * FROM base.edges WHERE src NOT IN (SELECT memory_id FROM touched)
+UNION ALL SELECT * FROM edges_new
+
+-- name: overlay_known_ids
+CREATE OR REPLACE VIEW known_ids AS
+SELECT * FROM base.known_ids UNION ALL SELECT * FROM known_new
+
+-- name: whole_versions
+CREATE OR REPLACE VIEW versions AS SELECT * FROM all_versions
+
+-- name: whole_entries
+CREATE OR REPLACE VIEW entries AS SELECT * FROM all_entries
+
+-- name: whole_edges
+CREATE OR REPLACE VIEW edges AS SELECT * FROM all_edges
+
+-- name: scoped_entries
+-- --scope S (DESIGN §8): an entry is seen only when its current state lies inside S
+-- (S itself or a sub-scope); erased entries have no scope and lie inside none.
+CREATE OR REPLACE VIEW entries AS
+SELECT e.* FROM all_entries e, view_scope f
+WHERE e.scope IS NOT NULL AND (f.scope = '' OR e.scope = f.scope OR starts_with(e.scope, f.scope || '/'))
+
+-- name: scoped_versions
+CREATE OR REPLACE VIEW versions AS
+SELECT * FROM all_versions WHERE memory_id IN (SELECT memory_id FROM entries)
+
+-- name: scoped_edges
+CREATE OR REPLACE VIEW edges AS
+SELECT * FROM all_edges WHERE src IN (SELECT memory_id FROM entries)
+
+-- name: scope_set
+INSERT INTO view_scope VALUES ($scope)
 
 -- name: focus_keys_create
 -- Keys a plan may change; beliefs_in(…, true) looks only at these.
 CREATE TABLE IF NOT EXISTS focus_keys (entity VARCHAR, attribute VARCHAR)
+
+-- name: focus_ids_create
+-- The entries judging the focus keys needs (focus_ids_fill).
+CREATE TABLE IF NOT EXISTS focus_ids (memory_id VARCHAR)
+
+-- name: focus_versions_create
+-- What the *_focus belief macros read instead of `versions` (see load.py, MACROS_FOCUSED).
+CREATE OR REPLACE VIEW focus_versions AS
+SELECT * FROM versions WHERE memory_id IN (SELECT memory_id FROM focus_ids)
 
 -- name: judged_create
 -- An empty `judged` table so that macros reading it can be defined before the first view.
 CREATE TABLE IF NOT EXISTS judged AS SELECT * FROM judged_at(NULL::TIMESTAMPTZ) WHERE false
 
 -- name: index_entries_id
--- A point-lookup index for the TUI's per-keystroke queries (detail pane, lineage).
-CREATE INDEX IF NOT EXISTS idx_entries_id ON entries(memory_id)
+-- Point-lookup indexes for the TUI's per-keystroke queries (detail pane, lineage), on the
+-- rows read since the view (the view file has its own).
+CREATE INDEX IF NOT EXISTS idx_entries_id ON entries_new(memory_id)
 
 -- name: index_versions_id
--- A point-lookup index for the TUI's per-keystroke queries (detail pane, lineage).
-CREATE INDEX IF NOT EXISTS idx_versions_id ON versions(memory_id)
+CREATE INDEX IF NOT EXISTS idx_versions_id ON versions_new(memory_id)
 
 -- name: index_edges_src
--- A point-lookup index for the TUI's per-keystroke queries (detail pane, lineage).
-CREATE INDEX IF NOT EXISTS idx_edges_src ON edges(src)
+CREATE INDEX IF NOT EXISTS idx_edges_src ON edges_new(src)
 
 -- name: index_edges_dst
--- A point-lookup index for the TUI's per-keystroke queries (detail pane, lineage).
-CREATE INDEX IF NOT EXISTS idx_edges_dst ON edges(dst)
+CREATE INDEX IF NOT EXISTS idx_edges_dst ON edges_new(dst)
 
 -- name: index_known_ids_id
--- A point-lookup index for the TUI's per-keystroke queries (detail pane, lineage).
-CREATE INDEX IF NOT EXISTS idx_known_ids_id ON known_ids(memory_id)
+CREATE INDEX IF NOT EXISTS idx_known_ids_id ON known_new(memory_id)
 
 -- name: clear_versions
-DELETE FROM versions
+DELETE FROM versions_new
 
 -- name: clear_entries
-DELETE FROM entries
+DELETE FROM entries_new
 
 -- name: clear_edges
-DELETE FROM edges
+DELETE FROM edges_new
 
 -- name: clear_known_ids
-DELETE FROM known_ids
+DELETE FROM known_new
+
+-- name: clear_touched
+DELETE FROM touched
+
+-- name: view_meta_read
+-- The persistent view's record of the log it read (view.py).
+SELECT format, code, dev, ino, "offset", seq, hash, chained, unchained FROM base.view_meta
+
+-- name: view_meta_create
+CREATE TABLE target.view_meta (format INTEGER, code VARCHAR, dev UBIGINT, ino UBIGINT,
+    "offset" BIGINT, seq BIGINT, hash VARCHAR, chained BOOLEAN, unchained BIGINT)
+
+-- name: view_meta_write
+INSERT INTO target.view_meta VALUES ($format, $code, $dev, $ino, $offset, $seq, $hash,
+    $chained, $unchained)
+
+-- name: view_write_versions
+CREATE TABLE target.versions AS SELECT * FROM all_versions
+
+-- name: view_write_entries
+CREATE TABLE target.entries AS SELECT * FROM all_entries
+
+-- name: view_write_edges
+CREATE TABLE target.edges AS SELECT * FROM all_edges
+
+-- name: view_write_known_ids
+CREATE TABLE target.known_ids AS SELECT * FROM known_ids
+
+-- name: view_index_entries
+CREATE INDEX view_entries_id ON target.entries(memory_id)
+
+-- name: view_index_versions
+CREATE INDEX view_versions_id ON target.versions(memory_id)
+
+-- name: view_index_edges_src
+CREATE INDEX view_edges_src ON target.edges(src)
+
+-- name: view_index_edges_dst
+CREATE INDEX view_edges_dst ON target.edges(dst)
 
 -- name: drop_raw
 DROP VIEW IF EXISTS raw

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -11,6 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_stores"
 sys.path.insert(0, str(ROOT / "tests"))
+# Every store a test opens keeps a persistent view, however small (the product writes one from
+# 64 KiB of log on): so that every test also checks the view's answers and its cleanup.
+os.environ["INSPECTOR_VIEW_MIN_BYTES"] = "0"
 
 
 @pytest.fixture

@@ -27,3 +27,22 @@ def edit_line(store: Path, seq: int, change) -> None:
     change(event)
     lines[seq - 1] = json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     write_lines(store, lines)
+
+
+def readable_bytes(path: Path) -> bytes:
+    """What a file holds, as a search for residue must see it: a DuckDB file's rows decoded
+    (its pages compress strings, so a byte search alone could miss a value), else its bytes."""
+    data = Path(path).read_bytes()
+    if not data[8:12] == b"DUCK":
+        return data
+    import duckdb
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH '{str(path)}' AS f (READ_ONLY)")
+        tables = [t for (t,) in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = 'f'").fetchall()]
+        rows = [repr(con.execute(f'SELECT * FROM f."{t}"').fetchall()) for t in tables]
+        return data + "\n".join(rows).encode("utf-8", "backslashreplace") + \
+            "\n".join(rows).encode("unicode_escape")
+    finally:
+        con.close()

@@ -15,6 +15,7 @@ from ..store import auditlog
 from ..store import beliefs as beliefs_mod
 from ..store import diff as diff_mod
 from ..store import entries, lineage as lineage_mod
+from ..store import view
 from ..store.reports import masking_fields
 from ..store.errors import BadInput
 from ..store.load import Store
@@ -158,6 +159,8 @@ def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Chec
                 raise BadInput(f"--expect-head: {exc}") from None
         if verify or expect_head:
             doc = audit_mod.verify(paths, expect_head).as_json()
+            if doc["ok"] is False:
+                view.discard(paths)       # never answer from a view of a log found tampered with
         else:
             doc = audit_summary(open_store(store))
         output.print_json(doc) if as_json else output.print_audit(doc)

@@ -195,11 +195,9 @@ def belief_changes(store: Store, drafts: list[dict], keys: list[tuple[str, str]]
     """Store-wide beliefs of `keys` now, and with `drafts` appended: the rows that differ."""
     tk = now_utc().replace(microsecond=0) + beliefs.SETTLE
     with store.scratch():
-        store.con.execute(sql("focus_keys_fill"), {"entities": [k[0] for k in keys],
-                                                    "attributes": [k[1] for k in keys]})
-        before = _focus_table(store, tk)
+        before = _focus_table(store, tk, keys)
         store.stage(drafts)
-        after = _focus_table(store, tk)
+        after = _focus_table(store, tk, keys)      # the drafts may cite other entries
     changes = []
     for key in sorted(set(before) | set(after), key=lambda k: (k[1], k[2], k[0])):
         if before.get(key) != after.get(key):
@@ -208,8 +206,8 @@ def belief_changes(store: Store, drafts: list[dict], keys: list[tuple[str, str]]
     return changes
 
 
-def _focus_table(store: Store, tk) -> dict[tuple, dict]:
-    store.con.execute(sql("judged_materialize"), {"tk": tk})
+def _focus_table(store: Store, tk, keys: list[tuple[str, str]]) -> dict[tuple, dict]:
+    beliefs.judge_keys(store.con, tk, keys)
     rows = store.con.execute(sql("beliefs_focus"), {"tk": tk}).fetchall()
     return {(scope, entity, attribute): {"memory_id": mid, "value": beliefs.json_value(value)}
             for scope, entity, attribute, mid, value in rows}

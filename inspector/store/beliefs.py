@@ -59,6 +59,53 @@ def materialize(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
     return count
 
 
+def judge_keys(con: duckdb.DuckDBPyConnection, tk: datetime, keys: list[tuple[str, str]]) -> None:
+    """Materialize `judged` as of tk for `keys` only: their entries and what those rest on,
+    judged exactly as the whole store's `judged` would judge them (a per-key answer on a big
+    store without judging every entry). Leaves the keys in focus_keys."""
+    con.execute(sql("focus_keys_clear"))
+    con.execute(sql("focus_keys_fill"), {"entities": [k[0] for k in keys],
+                                         "attributes": [k[1] for k in keys]})
+    con.execute(sql("focus_ids_clear"))
+    con.execute(sql("focus_ids_fill"))
+    con.execute(sql("judged_materialize_focus"), {"tk": tk})
+
+
+# A patch touching more keys than this rebuilds the view instead (as fast, and simpler).
+PATCH_MAX_KEYS = 20_000
+
+
+def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
+          changed: list[str]) -> int | None:
+    """Bring `judged` and `beliefs`, materialized for the same context at knowledge time
+    `since`, to `spec`'s moment after the events of `changed` entries were loaded: only the
+    keys of those entries, of entries whose times fall between the two moments, and of
+    everything resting on them are judged again. The result equals materialize(con, spec).
+    Returns the row count, or None (nothing changed) when a full rebuild is the better way."""
+    tk, tv = spec.moment.tk, spec.moment.tv
+    if tv != tk or tk < since:
+        return None
+    crossing = [i for (i,) in con.execute(sql("changed_between"), {"since": since, "tk": tk}).fetchall()]
+    con.execute("BEGIN")
+    try:
+        con.execute(sql("focus_keys_clear"))
+        con.execute(sql("focus_keys_of_ids"), {"ids": sorted({*changed, *crossing})})
+        if con.execute(sql("focus_keys_count")).fetchone()[0] > PATCH_MAX_KEYS:
+            con.execute("ROLLBACK")
+            return None
+        con.execute(sql("focus_ids_clear"))
+        con.execute(sql("focus_ids_fill"))
+        con.execute(sql("judged_patch_forget"))
+        con.execute(sql("judged_patch_take"), {"tk": tk})
+        con.execute(sql("beliefs_patch"), {"tk": tk, "tv": tv, "ctx": spec.context})
+        count = con.execute(sql("beliefs_count")).fetchone()[0]
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return count
+
+
 def materialize_in_transaction(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
     con.execute(sql("judged_materialize"), {"tk": spec.moment.tk})
     con.execute(sql("beliefs_materialize"), {

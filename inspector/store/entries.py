@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
 
 import duckdb
 
@@ -15,7 +17,11 @@ from .queries import sql
 def state(con: duckdb.DuckDBPyConnection, memory_id: str) -> dict | None:
     """The stored state of a current entry, verbatim, or None when it is not loaded."""
     row = con.execute(sql("entry_state"), {"id": memory_id}).fetchone()
-    return jsonsafe.loads_stored(row[0]) if row else None
+    if row is None:
+        return None
+    if row[0] is None:     # its last body was replaced by an erasure whose erase event is gone
+        return {"id": memory_id, "status": row[4]}
+    return jsonsafe.loads_stored(row[0])
 
 
 def malformed(con: duckdb.DuckDBPyConnection, memory_id: str) -> str | None:
@@ -39,11 +45,17 @@ def events(con: duckdb.DuckDBPyConnection, memory_id: str) -> list[dict]:
             for seq, at, actor, op, reason, batch, status, value, redacted in rows]
 
 
-def judge_now(con: duckdb.DuckDBPyConnection) -> ViewSpec:
-    """Materialize `judged` as of now (what `show` and rivals read)."""
+@contextmanager
+def judged_now(con: duckdb.DuckDBPyConnection, key: tuple[str, str]) -> Iterator[ViewSpec]:
+    """Inside the block `judged` holds the entries of `key` as of now (what `show` and rivals
+    read); afterwards the tables are as they were."""
     spec = ViewSpec(None, Moment.resolve())
-    con.execute(sql("judged_materialize"), {"tk": spec.moment.tk})
-    return spec
+    con.execute("BEGIN")
+    try:
+        beliefs.judge_keys(con, spec.moment.tk, [key])
+        yield spec
+    finally:
+        con.execute("ROLLBACK")
 
 
 def judgement(con: duckdb.DuckDBPyConnection, spec: ViewSpec, entry: dict, context: str) -> dict:
@@ -69,7 +81,8 @@ def show(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
         doc.update(malformed=problem, reason="malformed",
                    why=f"malformed: {problem}; never a belief (quarantine, retract or erase it)")
     elif entry.get("status") != "erased":
-        judged = judgement(con, judge_now(con), entry, entry.get("scope") or "")
+        with judged_now(con, (entry["entity"], entry["attribute"])) as spec:
+            judged = judgement(con, spec, entry, entry.get("scope") or "")
         doc["rivals"] = [{"memory_id": r["memory_id"], "value": beliefs.json_value(r["value"]),
                           "reason": r["reason"]} for r in judged["rows"] if r["memory_id"] != memory_id]
         doc.update(belief=judged["belief"], reason=judged["reason"], why=judged["why"])

@@ -27,18 +27,36 @@ from .logfile import (StorePaths, Tail, count_lines, decode_lines, last_line, re
 from .contract import value_problem
 from .model import KINDS, LAYERS, OPS, RFC3339, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
+from . import view
 
+TAKE = ("versions_insert", "known_ids_insert", "entries_touch", "entries_forget",
+        "entries_refresh", "edges_forget", "edges_refresh")
+EMPTY_BASE = ("base_versions_empty", "base_entries_empty", "base_edges_empty",
+              "base_known_ids_empty")
+OVERLAYS = ("overlay_versions", "overlay_entries", "overlay_edges", "overlay_known_ids")
+WHOLE = ("whole_entries", "whole_versions", "whole_edges")
+SCOPED = ("scoped_entries", "scoped_versions", "scoped_edges")
 SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create",
-         "focus_keys_create", "macro_visible", "macro_state_at", "macro_support_at",
-         "macro_judged_at", "judged_create", "macro_pre_reason", "macro_beliefs_in",
-         "macro_load_checks")
-TAKE = ("versions_insert", "known_ids_insert", "entries_forget", "entries_refresh",
-        "edges_forget", "edges_refresh")
-SCOPE_FILTER = ("scope_filter_entries", "scope_filter_versions", "scope_filter_edges")
+         "touched_create", "scope_create", "base_attach_empty", *EMPTY_BASE, *OVERLAYS)
+MACROS = ("focus_keys_create", "focus_ids_create", "focus_versions_create", "macro_visible",
+          "macro_state_at", "macro_support_at", "macro_judged_at", "judged_create",
+          "macro_pre_reason", "macro_beliefs_in", "macro_load_checks")
+# The belief macros once more, reading `focus_versions` (the entries judging a few keys needs)
+# instead of `versions`: each (statement, [(text, its replacement)]) must match exactly once.
+MACROS_FOCUSED = (
+    ("macro_state_at", [("MACRO state_at(", "MACRO state_at_focus("),
+                        ("FROM versions v\n", "FROM focus_versions v\n"),
+                        ("FROM versions WHERE", "FROM focus_versions WHERE")]),
+    ("macro_support_at", [("MACRO support_at(", "MACRO support_at_focus("),
+                          ("FROM state_at(tk)", "FROM state_at_focus(tk)")]),
+    ("macro_judged_at", [("MACRO judged_at(", "MACRO judged_at_focus("),
+                         ("FROM state_at(tk)", "FROM state_at_focus(tk)"),
+                         ("JOIN support_at(tk)", "JOIN support_at_focus(tk)")]),
+)
 SOURCE_RE = r"(%s):[^/\s]+(/.*)?" % "|".join(SOURCE_CLASSES)
 SETTINGS = ("set_utc", "no_progress_bar")
 SCRATCH = ("drop_raw", "drop_staged", "drop_raw_file", "drop_raw_parsed", "drop_raw_lines")
-CLEAR = ("clear_versions", "clear_entries", "clear_edges", "clear_known_ids")
+CLEAR = ("clear_versions", "clear_entries", "clear_edges", "clear_known_ids", "clear_touched")
 CONNECTION = {
     "threads": os.cpu_count() or 2,
     # Never spill to disk: a spill file (default ./.tmp) would hold personal data that no
@@ -61,6 +79,7 @@ class LoadState:
     chained: bool = False       # a chained line has been seen
     unchained: int = 0          # unchained lines (all before the first chained one)
     inode: int | None = None
+    dev: int | None = None
     torn: bytes = b""           # an incomplete last line, ignored
     warnings: list[str] = field(default_factory=list)
 
@@ -83,8 +102,17 @@ class Store:
         exposure = warn_once(self.paths) if warn else None
         if exposure:
             self.state.warnings.append(exposure)
-        for name in SETUP:
+        for name in (*SETUP, *(SCOPED if scope is not None else WHOLE)):
             self.con.execute(sql(name))
+        if scope is not None:
+            self.con.execute(sql("scope_set"), {"scope": scope})
+        for name in MACROS:
+            self.con.execute(sql(name))
+        for name, edits in MACROS_FOCUSED:
+            self.con.execute(_edited(sql(name), edits))
+        self.base_seq = 0               # the last seq the attached persistent view holds
+        self.generation = 0             # how many times the whole log was loaded again
+        self._in_scratch = False
         self._load_all()
 
     @property
@@ -105,9 +133,57 @@ class Store:
 
     # -- the whole log ----------------------------------------------------------------------
 
-    def _load_all(self) -> None:
+    def _load_all(self, publish: bool = True) -> None:
+        """The persistent view when it is proven current (then only the lines appended since
+        are read), else the whole log, which then becomes the new view."""
+        found = self._attach_view()
+        if isinstance(found, view.Mark):
+            self.state = LoadState(offset=found.offset, seq=found.seq, hash=found.hash,
+                                   chained=found.chained, unchained=found.unchained,
+                                   inode=found.ino, dev=found.dev, warnings=self.state.warnings)
+            self._take_tail()
+            if publish and self.state.seq - self.base_seq >= view.REPUBLISH_LINES:
+                self._publish()
+            return
+        if found:
+            self.state.warnings.append(f"{self.paths.root}: read the whole log again: {found}")
+        self._load_cold()
+        if publish:
+            self._publish()
+
+    def _attach_view(self) -> "view.Mark | str":
+        self.con.execute(sql("base_detach"))
+        found = view.attach(self.con, self.paths, "base")
+        if isinstance(found, view.Mark):
+            self.base_seq = found.seq
+        else:
+            self.base_seq = 0
+            self._attach_empty_base()
+        return found
+
+    def _attach_empty_base(self) -> None:
+        for name in ("base_attach_empty", *EMPTY_BASE):
+            self.con.execute(sql(name))
+
+    def _mark(self) -> "view.Mark":
+        st = self.state
+        return view.Mark(st.dev, st.inode, st.offset, st.seq, st.hash, st.chained, st.unchained)
+
+    def _publish(self) -> None:
+        """Write what is loaded as the new persistent view, then load again from it: the rows
+        read into memory are freed, and what is answered is what every later command reads
+        (the view just written, or one another process wrote since, both proven current)."""
+        if self._in_scratch or self.state.inode is None:
+            return
+        if not view.publish(self.con, self.paths, self._mark()):
+            return
+        self._reset()
+        self._load_all(publish=False)
+
+    def _load_cold(self) -> None:
         tail = whole_tail(self.paths.log)
-        self.state.inode = os.stat(self.paths.log).st_ino
+        st = os.stat(self.paths.log)
+        self.state.inode, self.state.dev = st.st_ino, st.st_dev
         if tail.end > 0:
             try:
                 if _starts_with_bom(self.paths.log):
@@ -167,10 +243,8 @@ class Store:
                 self.con.execute(sql("staged_mark_malformed"),
                                  {"line_no": line_no, "problem": f'field "value" {problem}'})
         for name in TAKE:
-            self.con.execute(sql(name))
-        if self.scope is not None:
-            for name in SCOPE_FILTER:
-                self.con.execute(sql(name), {"scope": self.scope} if name == SCOPE_FILTER[0] else {})
+            if name != "entries_touch" or self.base_seq:
+                self.con.execute(sql(name))
 
     def _staged_counts(self) -> tuple[int, int]:
         return self.con.execute(sql("staged_counts")).fetchone()
@@ -206,21 +280,27 @@ class Store:
         with self.lock:
             st = os.stat(self.paths.log)
             before = self.state.seq
-            if st.st_ino != self.state.inode or st.st_size < self.state.offset:
+            if (st.st_dev, st.st_ino) != (self.state.dev, self.state.inode) \
+                    or st.st_size < self.state.offset:
                 self.reload()
                 return self.state.seq - before
-            tail = whole_tail(self.paths.log, self.state.offset)
-            if tail.end > self.state.offset:
-                lines = decode_lines(read_lines(self.paths.log, self.state.offset, tail.end))
-                self._stage_lines(lines, before + 1)
-                self._take_staged()
-            self._finish(tail)
+            self._take_tail()
             return self.state.seq - before
+
+    def _take_tail(self) -> None:
+        """Load the complete lines after the loaded offset."""
+        tail = whole_tail(self.paths.log, self.state.offset)
+        if tail.end > self.state.offset:
+            lines = decode_lines(read_lines(self.paths.log, self.state.offset, tail.end))
+            self._stage_lines(lines, self.state.seq + 1)
+            self._take_staged()
+        self._finish(tail)
 
     def reload(self) -> None:
         """Drop what was loaded and load the whole log again."""
         with self.lock:
             self._reset()
+            self.generation += 1
             self._load_all()
 
     def _reset(self) -> None:
@@ -239,9 +319,11 @@ class Store:
         """A transaction that is always rolled back: whatever the block changes is gone."""
         with self.lock:
             self.con.execute("BEGIN")
+            self._in_scratch = True
             try:
                 yield
             finally:
+                self._in_scratch = False
                 self.con.execute("ROLLBACK")
 
     def stage(self, drafts: list[dict]) -> list[dict]:
@@ -260,6 +342,14 @@ class Store:
 
     def close(self) -> None:
         self.con.close()
+
+
+def _edited(text: str, edits: list[tuple[str, str]]) -> str:
+    for old, new in edits:
+        if text.count(old) != 1:
+            raise AssertionError(f"focused macro: {old!r} occurs {text.count(old)} times")
+        text = text.replace(old, new)
+    return text
 
 
 def _starts_with_bom(path: Path) -> bool:

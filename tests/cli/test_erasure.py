@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from clirun import inspector  # noqa: E402
-from logtools import read_lines  # noqa: E402
+from logtools import read_lines, readable_bytes  # noqa: E402
 from storegen import entry, write_store  # noqa: E402
 from inspector.store.chain import canonical, sha256_hex  # noqa: E402
 from inspector.store.gate import subject_digest  # noqa: E402
@@ -134,7 +134,7 @@ def test_no_residue_of_an_erased_subject_anywhere_under_the_store(tmp_path):
     result = erase(store, "--subject", "user:5", "--reason", "DSR-5")
     assert result.code == 0, result.stderr
     hits = [(path, form) for path in store.rglob("*") if path.is_file()
-            for canary in canaries for form in forms(canary) if form in path.read_bytes()]
+            for canary in canaries for form in forms(canary) if form in readable_bytes(path)]
     assert hits == []
     assert all(forms(c)[0] in before for c in canaries[:2]), "the canaries were never in the log"
     assert not any(form in result.stdout.encode() for c in canaries for form in forms(c))

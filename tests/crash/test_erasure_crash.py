@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from logtools import readable_bytes
 from storegen import entry, write_store
 from inspector.store import registry
 from inspector.store.actions import Request
@@ -39,7 +40,7 @@ def forms(canary: str) -> list[bytes]:
 def residue(root: Path) -> list[tuple[str, bytes]]:
     return [(str(path.relative_to(root)), form) for path in root.rglob("*")
             if path.is_file() and not path.is_symlink()
-            for canary in CANARIES for form in forms(canary) if form in path.read_bytes()]
+            for canary in CANARIES for form in forms(canary) if form in readable_bytes(path)]
 
 
 def crash_store(tmp_path: Path) -> Path:

@@ -286,8 +286,10 @@ def test_a_full_disk_stops_erasure_with_nothing_left_behind(tmp_path, monkeypatc
     assert caught.value.exit_code == 2 and "\n" not in message
     assert "No space left on device" in message and "nothing was changed" in message
     assert (root / "events.jsonl").read_bytes() == before
+    # The persistent view of the (unchanged) log stays: it holds nothing the log does not.
     assert sorted(p.name for p in root.iterdir()) in (
-        [".lock", "certificates", "events.jsonl"], [".lock", "events.jsonl"])
+        [".inspector", ".lock", "certificates", "events.jsonl"], [".inspector", ".lock", "events.jsonl"])
+    assert sorted(p.name for p in (root / ".inspector").iterdir()) == ["view.duckdb"]
     assert not (root / "certificates").exists() or not any((root / "certificates").iterdir())
     store.con.close()
     assert erase(root).certificate["counts"]["entries"] == 100     # with space again, it works

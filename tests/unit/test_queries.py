@@ -37,13 +37,21 @@ LEGACY = "repo:svc/branch:legacy-v2"
 DYNAMIC = {
     "set_utc", "no_progress_bar",
     "versions_create", "entries_create", "edges_create", "known_ids_create", "focus_keys_create",
+    "touched_create", "scope_create", "base_attach_empty", "base_versions_empty",
+    "base_entries_empty", "base_edges_empty", "base_known_ids_empty",
+    "overlay_versions", "overlay_entries", "overlay_edges", "overlay_known_ids",
+    "whole_entries", "whole_versions", "whole_edges",
+    "scoped_entries", "scoped_versions", "scoped_edges",
+    "focus_ids_create", "focus_versions_create",
     "macro_visible", "macro_state_at", "macro_support_at", "macro_judged_at", "judged_create",
     "macro_pre_reason", "macro_beliefs_in",
-    "versions_insert", "known_ids_insert", "entries_forget", "entries_refresh", "edges_forget",
-    "edges_refresh",
-    "scope_filter_entries", "scope_filter_versions", "scope_filter_edges",
+    "versions_insert", "known_ids_insert", "entries_touch", "entries_forget", "entries_refresh",
+    "edges_forget", "edges_refresh",
     "drop_raw", "drop_staged", "drop_raw_file", "drop_raw_parsed", "drop_raw_lines",
-    "clear_versions", "clear_entries", "clear_edges", "clear_known_ids",
+    "clear_versions", "clear_entries", "clear_edges", "clear_known_ids", "clear_touched",
+    "view_write_versions", "view_write_entries", "view_write_edges", "view_write_known_ids",
+    "view_meta_create", "view_index_entries", "view_index_versions", "view_index_edges_src",
+    "view_index_edges_dst",
     "index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
     "index_known_ids_id",
     "tui_beliefs_all", "tui_held_rows", "tui_quarantine_rows", "tui_conflict_rows",
@@ -103,7 +111,7 @@ def test_a_file_reads_as_named_statements():
             "-- name: second\nSELECT 2;\nSELECT 3\n")
     assert queries.parse(text) == {"first_one": "-- What it is for.\nSELECT 1\n",
                                    "second": "SELECT 2;\nSELECT 3\n"}
-    assert sql("clear_edges") == "DELETE FROM edges\n"
+    assert sql("clear_edges") == "DELETE FROM edges_new\n"
     assert sql("beliefs_page").startswith("-- One page of the view's belief table.\nSELECT")
 
 
@@ -209,9 +217,20 @@ def test_a_loaded_store_has_its_tables_and_no_scratch(bc):
     assert table(con, "SELECT count(*) FROM known_ids") == [(12,)]
     assert table(con, "SELECT src, dst FROM edges ORDER BY ALL") == [
         ("M2", "M1"), ("M3", "M2"), ("M4", "M2"), ("M5", "M3"), ("M6", "M3"), ("M7", "M3"), ("M7", "M6")]
-    assert table(con, "SELECT table_name FROM duckdb_tables() ORDER BY 1") == [
-        ("edges",), ("entries",), ("focus_keys",), ("judged",), ("known_ids",), ("versions",)]
-    assert table(con, "SELECT view_name FROM duckdb_views() WHERE NOT internal") == []
+    # Loaded and published: the rows are in the persistent view (attached as `base`), none in
+    # memory; the names the queries use are overlays of the two.
+    names = table(con, "SELECT database_name, table_name FROM duckdb_tables() "
+                       "WHERE database_name IN ('base', 'memory') ORDER BY 1, 2")
+    assert [(db, name, table(con, f"SELECT count(*) FROM {db}.{name}")[0][0]) for db, name in names] == [
+        ("base", "edges", 7), ("base", "entries", 12), ("base", "known_ids", 12),
+        ("base", "versions", 12), ("base", "view_meta", 1),
+        ("memory", "edges_new", 0), ("memory", "entries_new", 0), ("memory", "focus_ids", 0),
+        ("memory", "focus_keys", 0), ("memory", "judged", 0), ("memory", "known_new", 0),
+        ("memory", "touched", 0), ("memory", "versions_new", 0), ("memory", "view_scope", 0)]
+    assert table(con, "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1") == [
+        ("all_edges",), ("all_entries",), ("all_versions",), ("edges",), ("entries",),
+        ("focus_versions",), ("known_ids",), ("versions",)]
+    assert bc.base_seq == 12 and (bc.root / ".inspector" / "view.duckdb").is_file()
     assert table(con, "SELECT current_setting('TimeZone'), current_setting('enable_progress_bar')") == [
         ("UTC", False)]
     assert table(con, "SELECT function_name FROM duckdb_functions() WHERE function_type LIKE '%macro' "
@@ -224,9 +243,13 @@ def test_indexes(bc):
     for name in ("index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
                  "index_known_ids_id"):
         bc.con.execute(sql(name))
-    assert table(bc.con, "SELECT index_name FROM duckdb_indexes() ORDER BY 1") == [
-        ("idx_edges_dst",), ("idx_edges_src",), ("idx_entries_id",), ("idx_known_ids_id",),
-        ("idx_versions_id",)]
+    assert table(bc.con, "SELECT database_name, table_name, index_name FROM duckdb_indexes() "
+                         "ORDER BY 1, 3") == [
+        ("base", "edges", "view_edges_dst"), ("base", "edges", "view_edges_src"),
+        ("base", "entries", "view_entries_id"), ("base", "versions", "view_versions_id"),
+        ("memory", "edges_new", "idx_edges_dst"), ("memory", "edges_new", "idx_edges_src"),
+        ("memory", "entries_new", "idx_entries_id"), ("memory", "known_new", "idx_known_ids_id"),
+        ("memory", "versions_new", "idx_versions_id")]
 
 
 def test_the_fast_read_and_the_problems_it_finds(bc, tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .checks import (_agent_verb, _carries_sensitive, _carries_sensitive_in, _names_record,
                      _routes_calls, _used_not_mentioned, _weak_needs_cue)
@@ -22,9 +23,13 @@ class Rule:
     category: str
     words: frozenset[str]            # tried only when the text holds one of these words …
     marks: tuple[str, ...]           # … or one of these substrings (lower case)
-    pattern: re.Pattern
-    check: Check | None = None       # a further test of the match, when a regex is not enough
+    source: str                      # the regex, compiled on first use (`pattern`): compiling
+    check: Check | None = None       # every rule at import costs each command ~0.15 s
     reportable: bool = True          # "…, the coach said." makes it a report, not an order
+
+    @property
+    def pattern(self) -> re.Pattern:
+        return _compiled(self.source)
 
 
 def _rule(category: str, needs: str, pattern: str, check: Check | None = None,
@@ -32,7 +37,12 @@ def _rule(category: str, needs: str, pattern: str, check: Check | None = None,
     """needs: the words (and, if not word-shaped, substrings) the pattern cannot match without."""
     words = frozenset(n for n in needs.split() if _WORD.fullmatch(n))
     marks = tuple(n for n in needs.split() if not _WORD.fullmatch(n))
-    return Rule(category, words, marks, re.compile(pattern, F), check, reportable)
+    return Rule(category, words, marks, pattern, check, reportable)
+
+
+@lru_cache(maxsize=None)
+def _compiled(source: str) -> re.Pattern:
+    return re.compile(source, F)
 
 
 RULES: list[Rule] = [

@@ -1,0 +1,260 @@
+"""The persistent view (DESIGN §2.5): the loaded tables kept in `<store>/.inspector/view.duckdb`.
+
+A `Store` reads its tables through overlays: `versions` is the view file's `versions` plus the
+rows of lines read since (`versions_new`); `entries` and `edges` are the file's rows of the
+entries no later line touched plus the refreshed ones. So a command on a big store attaches the
+file read-only, reads the lines appended since it was written, and answers.
+
+Why a read-only DuckDB file replaced by rename (and not one database file opened read-write):
+DuckDB lets one process at a time open a database file read-write, and a reader holding it
+read-only keeps a writer out. A view file is therefore never written after it is published:
+a new one is written beside it under a temp name, then renamed over it under the store's lock.
+Readers that attached the old file keep reading their open file; the next command attaches
+the new one. No command waits for another, and none fails because another holds the view.
+
+Derived, never trusted. The file records the log it was read from (device, inode, byte
+offset, the seq and hash of the line that ends there) and a digest of the code that loads
+(its SQL, its Python, DuckDB's version). Before use, `proven()` checks all of that against
+the log and the running code; any mismatch makes the store load the log again (and say why).
+An in-place edit of a line already read is tampering: `audit --verify` finds it and calls
+`discard()`. The view is covered by erasure: erasure and its recovery delete `.inspector/`,
+and a view is only published while holding the store's lock and only when the log is still
+the one it was read from, so a view of a log an erasure replaced is never put back.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import os
+import stat
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import duckdb
+
+from . import jsonsafe
+from .files import DIR_MODE, FILE_MODE, fsync_dir, is_temp_of, temp_name
+from .logfile import StorePaths, last_line
+from .queries import sql, statements
+
+VIEW_NAME = "view.duckdb"
+FORMAT = 1
+# Statements writing a view file (schema `target`, renamed to the attached file's alias).
+WRITE = ("view_write_versions", "view_write_entries", "view_write_edges", "view_write_known_ids",
+         "view_meta_create")
+INDEX = ("view_index_entries", "view_index_versions", "view_index_edges_src",
+         "view_index_edges_dst")
+# A reader that took this many lines since the view was written publishes a new one.
+REPUBLISH_LINES = 20_000
+# A log smaller than this is read whole (a few milliseconds): no view is written for it.
+# INSPECTOR_VIEW_MIN_BYTES sets another size (0: always keep a view).
+MIN_LOG_BYTES = 64 << 10
+
+
+def min_log_bytes() -> int:
+    try:
+        return int(os.environ.get("INSPECTOR_VIEW_MIN_BYTES", MIN_LOG_BYTES))
+    except ValueError:
+        return MIN_LOG_BYTES
+STALE_TEMP_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Where a view stands in its log."""
+
+    dev: int
+    ino: int
+    offset: int            # bytes of complete lines read
+    seq: int               # the seq of the line that ends at offset (0: none)
+    hash: str | None       # and its hash
+    chained: bool
+    unchained: int
+
+
+def path(paths: StorePaths) -> Path:
+    return paths.cache / VIEW_NAME
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """What decides how log lines become rows: the SQL, the core's Python, DuckDB's version."""
+    h = hashlib.sha256(f"{FORMAT}:{duckdb.__version__}".encode())
+    for name, text in sorted(statements().items()):
+        h.update(f"{name}\0{text}\0".encode())
+    for source in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        h.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _usable_dir(paths: StorePaths) -> bool:
+    """`.inspector` is a real directory (never a link: the view holds personal data)."""
+    try:
+        return stat.S_ISDIR(os.lstat(paths.cache).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def attach(con: duckdb.DuckDBPyConnection, paths: StorePaths, alias: str) -> Mark | str:
+    """Attach the view file read-only as `alias` when it is there and proven current for the
+    log; return its Mark, or why it cannot be used ("" when there simply is none)."""
+    file = path(paths)
+    if not _usable_dir(paths) or not os.path.isfile(file) or os.path.islink(file):
+        return ""
+    try:
+        con.execute(f"ATTACH '{_quoted(file)}' AS {alias} (READ_ONLY)")
+    except duckdb.Error as exc:
+        return f"the view could not be opened ({str(exc).splitlines()[0]})"
+    try:
+        row = con.execute(sql("view_meta_read").replace("base.", f"{alias}.")).fetchone()
+    except duckdb.Error:
+        row = None
+    problem = "the view has no record of its log" if row is None else None
+    mark = None
+    if row is not None:
+        fmt, code, *fields = row
+        mark = Mark(*fields)
+        if fmt != FORMAT or code != code_digest():
+            problem = "the view was written by another version of the inspector"
+        else:
+            problem = proven(paths, mark)
+    if problem:
+        con.execute(f"DETACH {alias}")
+        return problem
+    return mark
+
+
+def proven(paths: StorePaths, mark: Mark) -> str | None:
+    """None when the log is the one the view read, grown only by appends; else why not."""
+    st = os.stat(paths.log)
+    if (st.st_dev, st.st_ino) != (mark.dev, mark.ino):
+        return "the log was replaced (an erasure, a restore or another copy)"
+    if st.st_size < mark.offset:
+        return "the log is shorter than when the view read it (truncated or rolled back)"
+    if mark.offset == 0:
+        return None
+    try:
+        line = jsonsafe.loads(last_line(paths.log, mark.offset))
+    except (ValueError, OSError):
+        return f"the line ending at byte {mark.offset} of the log is not the one the view read"
+    if not isinstance(line, dict) or line.get("seq") != mark.seq or line.get("hash") != mark.hash:
+        return (f"the line ending at byte {mark.offset} of the log no longer holds seq "
+                f"{mark.seq} with the hash the view read (rewritten or rolled back)")
+    return None
+
+
+def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark) -> bool:
+    """Write the overlay tables (`all_*`) to a new view file and rename it into place, while
+    holding the store's lock and only if the log is still the one `mark` describes. Never
+    waits for the lock and never fails the command: returns whether a view was published."""
+    if mark.offset < min_log_bytes() or not _writable(paths):
+        return False
+    temp = paths.cache / temp_name(VIEW_NAME)
+    alias = "publishing"
+    try:
+        _clean_stale_temps(paths)
+        con.execute(f"ATTACH '{_quoted(temp)}' AS {alias}")
+        try:
+            os.chmod(temp, FILE_MODE)
+            for name in WRITE:
+                con.execute(sql(name).replace("target.", f"{alias}."))
+            con.execute(sql("view_meta_write").replace("target.", f"{alias}."), {
+                "format": FORMAT, "code": code_digest(), "dev": mark.dev, "ino": mark.ino,
+                "offset": mark.offset, "seq": mark.seq, "hash": mark.hash,
+                "chained": mark.chained, "unchained": mark.unchained})
+            for name in INDEX:
+                con.execute(sql(name).replace("target.", f"{alias}."))
+        finally:
+            con.execute(f"DETACH {alias}")
+        _fsync(temp)
+        return _rename_if_current(paths, temp, mark)
+    except (duckdb.Error, OSError):
+        return False
+    finally:
+        for leftover in (temp, Path(f"{temp}.wal")):
+            try:
+                os.unlink(leftover)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                pass
+
+
+def discard(paths: StorePaths) -> None:
+    """Delete the view file (a log found tampered with must not be answered from it)."""
+    if not _usable_dir(paths):
+        return
+    for name in (VIEW_NAME, VIEW_NAME + ".wal"):
+        try:
+            os.unlink(paths.cache / name)
+        except FileNotFoundError:
+            pass
+
+
+def _writable(paths: StorePaths) -> bool:
+    """The view is written only by an account that may write the store, into a `.inspector`
+    that is a real directory of the store's own, never into a group- or other-writable one."""
+    try:
+        root = os.stat(paths.root)
+        if stat.S_IMODE(root.st_mode) & 0o022 or not os.access(paths.root, os.W_OK):
+            return False
+        if os.path.lexists(paths.lock) and os.path.islink(paths.lock):
+            return False
+        if not os.path.lexists(paths.cache):
+            os.mkdir(paths.cache, DIR_MODE)
+        st = os.lstat(paths.cache)
+        return stat.S_ISDIR(st.st_mode) and not stat.S_IMODE(st.st_mode) & 0o077 \
+            and st.st_uid == os.geteuid()
+    except OSError:
+        return False
+
+
+def _rename_if_current(paths: StorePaths, temp: Path, mark: Mark) -> bool:
+    fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                 FILE_MODE)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                return False            # a writer holds the store: the next command publishes
+            raise
+        try:
+            if proven(paths, mark) is not None or not _usable_dir(paths):
+                return False            # the log changed under us (an erasure): never put back
+            os.rename(temp, path(paths))
+            fsync_dir(paths.cache)
+            return True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _clean_stale_temps(paths: StorePaths) -> None:
+    """Temp files of a publish that crashed (an hour old: one in progress is younger)."""
+    now = time.time()
+    with os.scandir(paths.cache) as entries:
+        for entry in entries:
+            if is_temp_of(entry.name, VIEW_NAME):
+                try:
+                    if now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS:
+                        os.unlink(entry.path)
+                except OSError:
+                    pass
+
+
+def _fsync(file: Path) -> None:
+    fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _quoted(file: Path) -> str:
+    return str(file).replace("'", "''")

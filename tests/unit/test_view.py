@@ -1,0 +1,423 @@
+"""The persistent view (DESIGN §2.5): answers from the warm path equal a cold load's, always.
+
+A random store, then random steps another process or the operator takes: appends (whole,
+torn, a batch cut short), actions, erasures, a log truncated or rolled back, a log replaced
+by a copy or by another store, a line edited in place. After every step each read command's
+`--json` from the warm path (the view kept across steps) equals a cold load's (`.inspector/`
+moved aside), and a log that is not the one the view read is never answered from it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from cli.clirun import inspector
+from inspector.store import view
+from inspector.store.append import LogWriter, event_draft
+from inspector.store.load import Store
+from logtools import write_lines
+from storegen import entry, write_store
+
+EXAMPLES = int(os.environ.get("VIEW_EXAMPLES", "12"))
+AS_OF = "2030-01-01T00:00:00Z"
+KEYS = [("user:1", "city"), ("user:1", "plan"), ("user:2", "city"), ("org:7", "owner")]
+SCOPES = ["", "tenant:a", "tenant:a/user:1", "tenant:b"]
+
+
+@st.composite
+def entries(draw, prefix: str, n: int) -> list[dict]:
+    made: list[dict] = []
+    for i in range(n):
+        entity, attribute = draw(st.sampled_from(KEYS))
+        kind = draw(st.sampled_from(["observation"] * 5 + ["summary", "claim"]))
+        cites = [e["id"] for e in made if e["kind"] in ("observation", "summary")]
+        justification = draw(st.lists(st.sampled_from(cites), max_size=2, unique=True)) \
+            if kind == "summary" and cites else []
+        made.append(entry(f"{prefix}{i}", entity=entity, attribute=attribute,
+                          value=draw(st.sampled_from(["x", "y", 3])), kind=kind,
+                          source=draw(st.sampled_from(["tool:a", "user:1", "agent:2"])),
+                          authority=draw(st.integers(0, 3)),
+                          scope=draw(st.sampled_from(SCOPES)), justification=justification,
+                          subject=draw(st.sampled_from([None, "user:1", "user:2"])),
+                          status=draw(st.sampled_from(["active"] * 4 + ["held"]))))
+    return made
+
+
+STEPS = ["append", "append_torn", "append_cut_batch", "quarantine", "approve", "erase",
+         "truncate", "rollback", "replace_copy", "replace_other", "tamper_last", "nothing"]
+
+
+@st.composite
+def scenario(draw):
+    first = draw(entries("M", draw(st.integers(3, 9))))
+    steps = draw(st.lists(st.tuples(st.sampled_from(STEPS), st.integers(0, 10 ** 6)),
+                          min_size=1, max_size=5))
+    return first, steps
+
+
+def reads(root: Path, ids: list[str]) -> dict[str, tuple[int, str]]:
+    """Each read command's exit code and --json document (stdout) on the store."""
+    pick = ids[len(ids) // 2] if ids else "M0"
+    commands = {
+        "beliefs": ["beliefs", root, "--json", "--as-of", AS_OF],
+        "beliefs_scoped": ["beliefs", root, "--json", "--as-of", AS_OF, "--scope", "tenant:a"],
+        "held": ["held", root, "--json"],
+        "conflicts": ["conflicts", root, "--json", "--as-of", AS_OF],
+        "show": ["show", root, pick, "--json"],
+        "lineage": ["lineage", root, pick, "--json"],
+        "audit": ["audit", root, "--json"],
+    }
+    out = {}
+    for name, args in commands.items():
+        result = inspector(*args)
+        out[name] = (result.code, result.stdout)
+    return out
+
+
+def cold_reads(root: Path, ids: list[str]) -> dict[str, tuple[int, str]]:
+    """The same commands with no view (the warm one is moved aside and put back after)."""
+    cache, aside = root / ".inspector", root.parent / "view-aside"
+    if cache.exists():
+        os.rename(cache, aside)
+    try:
+        return reads(root, ids)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+        if aside.exists():
+            os.rename(aside, cache)
+
+
+def read_lines(root: Path) -> list[bytes]:
+    """The complete lines of the log (a torn last line left out)."""
+    return (root / "events.jsonl").read_bytes().split(b"\n")[:-1]
+
+
+def ids_of(root: Path) -> list[str]:
+    found = []
+    for line in read_lines(root):
+        try:
+            found.append(json.loads(line)["memory_id"])
+        except (ValueError, KeyError):
+            pass
+    return sorted(set(found))
+
+
+def append(root: Path, made: list[dict]) -> None:
+    with LogWriter(root_paths(root)) as writer:
+        writer.append([event_draft("write", e["id"], "agent:9", after=e) for e in made])
+
+
+def root_paths(root: Path):
+    from inspector.store.logfile import store_paths
+    return store_paths(root)
+
+
+KEEPS = {"append", "append_torn", "append_cut_batch", "quarantine", "approve", "nothing"}
+BREAKS = {"rollback", "replace_copy", "replace_other"}     # a new file
+CUTS = {"truncate"}          # in place: breaks the view when it cuts lines the view had read
+
+
+def view_seq(root: Path) -> int:
+    """The seq the view file records (0: no view)."""
+    import duckdb
+    file = root / ".inspector" / "view.duckdb"
+    if not file.exists():
+        return 0
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH '{file}' AS v (READ_ONLY)")
+        return con.execute("SELECT seq FROM v.view_meta").fetchone()[0]
+    finally:
+        con.close()
+
+
+def take_step(root: Path, other: Path, step: str, n: int, data) -> bool:
+    """Take the step; whether it did anything."""
+    ids = ids_of(root)
+    target = ids[n % len(ids)] if ids else None
+    lines = read_lines(root)
+    if step == "append":
+        append(root, data.draw(entries(f"A{n}-", 1 + n % 3)))
+    elif step == "append_torn":
+        append(root, data.draw(entries(f"T{n}-", 1)))
+        with open(root / "events.jsonl", "ab") as f:
+            f.write(b'{"seq": 999, "at": "2026-')                 # a crash mid-line
+    elif step == "append_cut_batch":
+        # a batch whose last line never came: readers set the whole batch aside
+        made = data.draw(entries(f"B{n}-", 2))
+        drafts = [event_draft("write", e["id"], "agent:9", after=e) for e in made]
+        with LogWriter(root_paths(root)) as writer:
+            for d in drafts:
+                d["batch"] = f"b-cut{n}"
+            sealed = writer.append(drafts)
+        kept = read_lines(root)[:-1]
+        write_lines(root, kept)
+        assert len(kept) == sealed[-1]["seq"] - 1
+    elif step in ("quarantine", "approve") and target:
+        inspector(step, root, target, "--reason", f"step {n}", "--operator", "olga", "--json")
+    elif step == "erase" and target:
+        inspector("erase", root, target, "--reason", f"DSR {n}", "--operator", "dana", "--json")
+    elif step == "truncate" and len(lines) > 2:
+        write_lines(root, lines[: 1 + n % (len(lines) - 1)])          # in place: same inode
+    elif step == "rollback" and len(lines) > 2:
+        keep = lines[: 1 + n % (len(lines) - 1)]
+        tmp = root / "rolled"
+        tmp.write_bytes(b"".join(line + b"\n" for line in keep))
+        os.replace(tmp, root / "events.jsonl")                          # a restored backup
+        append(root, data.draw(entries(f"R{n}-", 1 + n % 2)))           # then life goes on
+    elif step == "replace_copy":
+        tmp = root / "copy"
+        shutil.copyfile(root / "events.jsonl", tmp)
+        os.replace(tmp, root / "events.jsonl")
+    elif step == "replace_other":
+        shutil.copyfile(other / "events.jsonl", root / "events.jsonl.new")
+        os.replace(root / "events.jsonl.new", root / "events.jsonl")
+    elif step == "tamper_last" and lines:
+        event = json.loads(lines[-1])
+        event["hash"] = "0" * 64                                      # same length, in place
+        lines[-1] = json.dumps(event, separators=(",", ":")).encode()
+        write_lines(root, lines)
+    else:
+        return step == "nothing"
+    return True
+
+
+def view_notes(root: Path) -> list[str]:
+    """What opening the store said about its view (and it was opened from the view at all)."""
+    s = Store(root, warn=False)
+    notes = [w for w in s.state.warnings if "read the whole log again" in w]
+    used = s.base_seq > 0
+    s.close()
+    return notes if notes or used else ["no view was used"]
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(case=scenario(), data=st.data())
+def test_warm_answers_equal_cold_ones_after_every_step(tmp_path_factory, case, data):
+    first, steps = case
+    base = tmp_path_factory.mktemp("view")
+    root = write_store(base / "s", [("2025-01-01T00:00:00Z", "write", e) for e in first])
+    other = write_store(base / "other", [("2025-02-01T00:00:00Z", "write", e)
+                                          for e in data.draw(entries("O", 3))])
+    reads(root, ids_of(root))                                        # builds the view
+    assert (root / ".inspector" / "view.duckdb").is_file()
+    for step, n in steps:
+        read = view_seq(root)
+        done = take_step(root, other, step, n, data)
+        kept = len(read_lines(root))
+        if done and step in KEEPS:
+            assert view_notes(root) == [], f"after {step} the view was not used"
+        elif done and (step in BREAKS or step in CUTS and kept < read):
+            assert len(view_notes(root)) == 1, f"after {step} the view was used"
+        elif done and step in CUTS:
+            assert view_notes(root) == [], f"after {step} (of lines the view had not read)"
+        ids = ids_of(root)
+        warm = reads(root, ids)
+        cold = cold_reads(root, ids)
+        for name in warm:
+            assert warm[name] == cold[name], f"after {step}: `{name}` warm differs from cold"
+
+
+# -- the proof of currency, step by step --------------------------------------------------------
+
+@pytest.fixture
+def store(tmp_path) -> Path:
+    return write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", entry(f"M{i}", value=i))
+                                        for i in range(6)])
+
+
+def test_a_second_store_reads_the_view_and_only_the_appended_lines(store):
+    Store(store, warn=False).close()                                 # cold: writes the view
+    append(store, [entry("N1", value="new")])
+    s = Store(store, warn=False)
+    assert s.base_seq == 6 and s.state.seq == 7
+    assert s.con.execute("SELECT count(*) FROM versions_new").fetchone() == (1,)
+    assert s.con.execute("SELECT count(*) FROM base.versions").fetchone() == (6,)
+    assert s.con.execute("SELECT count(*), max(seq) FROM versions").fetchone() == (7, 7)
+    assert s.state.warnings == []
+    s.close()
+
+
+@pytest.mark.parametrize("change, why", [
+    ("replace", "the log was replaced"),
+    ("shorter", "the log is shorter than when the view read it"),
+    ("rewritten", "no longer holds seq 6 with the hash the view read"),
+])
+def test_a_log_that_is_not_the_one_read_is_read_again_and_says_why(store, change, why):
+    Store(store, warn=False).close()
+    lines = read_lines(store)
+    if change == "replace":
+        shutil.copyfile(store / "events.jsonl", store / "x")
+        os.replace(store / "x", store / "events.jsonl")
+    elif change == "shorter":
+        write_lines(store, lines[:4])
+    else:                                   # same length, another hash on the recorded line
+        event = json.loads(lines[-1])
+        event["hash"] = "f" * 64
+        lines[-1] = json.dumps(event, separators=(",", ":")).encode()
+        write_lines(store, lines)
+        assert len(b"".join(lines)) == len(b"".join(read_lines(store)))
+    s = Store(store, warn=False)
+    notes = [w for w in s.state.warnings if "read the whole log again" in w]
+    assert len(notes) == 1 and why in notes[0], s.state.warnings
+    assert s.base_seq == s.state.seq == (4 if change == "shorter" else 6)   # republished
+    s.close()
+
+
+def test_a_view_of_another_version_of_the_code_is_not_used(store, monkeypatch):
+    Store(store, warn=False).close()
+    monkeypatch.setattr(view, "code_digest", lambda: "another")
+    s = Store(store, warn=False)
+    assert any("another version of the inspector" in w for w in s.state.warnings)
+    s.close()
+
+
+def test_audit_verify_finding_tampering_discards_the_view(store):
+    Store(store, warn=False).close()
+    lines = read_lines(store)
+    event = json.loads(lines[2])
+    event["actor"] = "agent:X"                                       # a middle line, in place
+    lines[2] = json.dumps(event, separators=(",", ":")).encode()
+    write_lines(store, lines)
+    assert (store / ".inspector" / "view.duckdb").is_file()
+    result = inspector("audit", store, "--verify", "--json")
+    assert result.code == 1 and result.json["first_bad_seq"] == 3
+    assert not (store / ".inspector" / "view.duckdb").exists()
+
+
+def test_the_view_file_is_private_and_lives_only_in_the_store(store):
+    Store(store, warn=False).close()
+    cache = store / ".inspector"
+    assert sorted(p.name for p in cache.iterdir()) == ["view.duckdb"]
+    assert os.stat(cache).st_mode & 0o777 == 0o700
+    assert os.stat(cache / "view.duckdb").st_mode & 0o777 == 0o600
+
+
+def test_a_linked_cache_directory_is_neither_read_nor_written(store, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    os.symlink(elsewhere, store / ".inspector")
+    s = Store(store, warn=False)
+    assert s.base_seq == 0 and s.state.seq == 6
+    s.close()
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_publish_never_puts_back_a_view_of_a_log_an_erasure_replaced(store):
+    s = Store(store, warn=False)                  # loaded; now the log is replaced under it
+    shutil.rmtree(store / ".inspector")
+    shutil.copyfile(store / "events.jsonl", store / "x")
+    os.replace(store / "x", store / "events.jsonl")
+    assert view.publish(s.con, s.paths, s._mark()) is False
+    assert sorted(p.name for p in (store / ".inspector").iterdir()) == []
+    s.close()
+
+
+def test_a_publish_skips_while_a_writer_holds_the_lock(store):
+    s = Store(store, warn=False)
+    os.unlink(store / ".inspector" / "view.duckdb")
+    with LogWriter(s.paths):
+        assert view.publish(s.con, s.paths, s._mark()) is False
+    assert sorted(p.name for p in (store / ".inspector").iterdir()) == []
+    assert view.publish(s.con, s.paths, s._mark()) is True
+    s.close()
+
+
+# -- incremental beliefs: the TUI's live path ---------------------------------------------------
+
+PATCH_TIMES = ["2025-01-01T00:00:00Z", "2025-02-01T00:00:00Z", "2025-02-20T00:00:00Z",
+               "2025-03-01T00:00:00Z", "2025-03-10T00:00:00Z", "2025-04-01T00:00:00Z"]
+
+
+@st.composite
+def timed_entries(draw, prefix: str, n: int, cite_from: list[str]) -> list[dict]:
+    made = draw(entries(prefix, n))
+    for e in made:
+        e["observed_at"] = draw(st.sampled_from(PATCH_TIMES[:5]))
+        e["valid_from"] = draw(st.sampled_from([None, None, *PATCH_TIMES]))
+        e["valid_to"] = draw(st.sampled_from([None, None, None, *PATCH_TIMES[2:]]))
+        if e["kind"] == "summary" and cite_from:
+            e["justification"] = draw(st.lists(st.sampled_from(cite_from), min_size=1, max_size=2,
+                                               unique=True))
+    return made
+
+
+def table_rows(con, name: str) -> list[tuple]:
+    return sorted(map(repr, con.execute(f"SELECT * FROM {name}").fetchall()))
+
+
+@settings(max_examples=EXAMPLES * 3, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data(), context=st.sampled_from([None, "tenant:a", "tenant:a/user:1"]))
+def test_a_belief_patch_equals_a_rebuild(tmp_path_factory, data, context):
+    from datetime import datetime, timezone
+    from inspector.store import beliefs
+    first = data.draw(timed_entries("M", data.draw(st.integers(2, 8)), []))
+    root = write_store(tmp_path_factory.mktemp("patch") / "s",
+                       [("2025-01-01T00:00:00Z", "write", e) for e in first])
+    s = Store(root, warn=False)
+    t0 = datetime(2025, 2, 15, tzinfo=timezone.utc)
+    t1 = datetime(2025, 3, 15, tzinfo=timezone.utc)
+    beliefs.materialize(s.con, beliefs.ViewSpec(context, beliefs.Moment(t0, t0)))
+    # another process appends: new entries (citing old ones) and new versions of old ones
+    later = data.draw(timed_entries("N", data.draw(st.integers(0, 3)), [e["id"] for e in first]))
+    for e in data.draw(st.lists(st.sampled_from(first), max_size=3, unique_by=lambda e: e["id"])):
+        later.append({**e, "status": data.draw(st.sampled_from(["active", "quarantined", "held"])),
+                      "value": data.draw(st.sampled_from(["x", "z"]))})
+    drafts = [event_draft("write" if e["id"].startswith("N") else "update", e["id"], "agent:9",
+                          after=e) for e in later]
+    for d in drafts:
+        d["at"] = "2025-03-01T00:00:00Z"
+    with LogWriter(s.paths) as writer:
+        writer.append(drafts)
+    s.refresh()
+    spec = beliefs.ViewSpec(context, beliefs.Moment(t1, t1))
+    count = beliefs.patch(s.con, spec, t0, [e["id"] for e in later])
+    patched = table_rows(s.con, "beliefs"), table_rows(s.con, "judged")
+    rebuilt_count = beliefs.materialize(s.con, spec)
+    assert count == rebuilt_count
+    assert patched == (table_rows(s.con, "beliefs"), table_rows(s.con, "judged"))
+    s.close()
+
+
+def test_a_patch_judges_again_what_rests_on_a_changed_entry(tmp_path):
+    from datetime import datetime, timezone
+    from inspector.store import beliefs
+    observed = entry("O", entity="user:1", attribute="city", value="Lyon")
+    summary = entry("S", entity="user:1", attribute="home", value="Lyon", kind="summary",
+                    justification=["O"])
+    upper = entry("U", entity="org:7", attribute="hq", value="Lyon", kind="summary",
+                  justification=["S"])
+    root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", e)
+                                        for e in (observed, summary, upper)])
+    s = Store(root, warn=False)
+    t0, t1 = (datetime(2025, m, 1, tzinfo=timezone.utc) for m in (2, 4))
+    beliefs.materialize(s.con, beliefs.ViewSpec(None, beliefs.Moment(t0, t0)))
+    believed = lambda: s.con.execute("SELECT memory_id FROM beliefs ORDER BY pos").fetchall()
+    assert believed() == [("U",), ("O",), ("S",)]
+    draft = event_draft("quarantine", "O", "operator:o", before=observed,
+                        after={**observed, "status": "quarantined"})
+    draft["at"] = "2025-03-01T00:00:00Z"
+    with LogWriter(s.paths) as writer:
+        writer.append([draft])
+    s.refresh()
+    spec = beliefs.ViewSpec(None, beliefs.Moment(t1, t1))
+    assert beliefs.patch(s.con, spec, t0, ["O"]) == 0     # S and U lost their support, two levels up
+    assert believed() == []
+    s.close()
+
+
+def test_a_search_for_residue_sees_into_the_view(tmp_path):
+    canary = "canary-7f3a-ünï"
+    root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
+                                         entry("A", value={"note": canary}))])
+    Store(root, warn=False).close()
+    from logtools import readable_bytes
+    assert canary.encode() in readable_bytes(root / ".inspector" / "view.duckdb")
