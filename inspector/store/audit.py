@@ -205,7 +205,15 @@ class _Walk:
 
 
 def verify(paths: StorePaths, expect_head: str | None = None) -> Report:
-    """Walk the whole log; the report's first problem is at the first affected seq."""
+    """Walk the whole log; the report's first problem is at the first affected seq. The work
+    is split over the cores (verify_parallel), with exactly the report of
+    `verify_sequential`."""
+    from .verify_parallel import verify as verify_chunked
+    return verify_chunked(paths, expect_head)
+
+
+def verify_sequential(paths: StorePaths, expect_head: str | None = None) -> Report:
+    """The reference: one pass over the log, line by line, in this process."""
     report = Report()
     tail = whole_tail(paths.log)
     report.torn_bytes = len(tail.torn)
@@ -217,6 +225,13 @@ def verify(paths: StorePaths, expect_head: str | None = None) -> Report:
                 break
             done += len(raw)
             walk.line(raw[:-1])
+    finish(walk, expect_head)
+    return report
+
+
+def finish(walk: _Walk, expect_head: str | None) -> None:
+    """After the last line: redacted bodies, the unchained prefix, the head."""
+    report = walk.report
     walk.check_redactions()
     if report.unchained:
         walk.problem(1, f"seq 1 to {report.unchained} are unchained (written by another tool): "
@@ -226,7 +241,6 @@ def verify(paths: StorePaths, expect_head: str | None = None) -> Report:
         report.head = f"{last}:{walk.hashes.get(last, '')}"
     if expect_head:
         _check_head(walk, expect_head, last)
-    return report
 
 
 def parse_head(text: str) -> tuple[int, str]:
