@@ -82,6 +82,7 @@ def measure(source: Path, label: str) -> dict:
     try:
         root.mkdir(mode=0o700)
         shutil.copyfile(source / "events.jsonl", root / "events.jsonl")
+        (root / "events.jsonl").chmod(0o600)
         log = root / "events.jsonl"
         some = some_id(root)
         lineage_id = "ROOT-10K" if "ROOT-10K" in log.read_bytes()[:1 << 20].decode("utf-8", "replace") \
