@@ -128,7 +128,16 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    _fsync_path(path, os.O_DIRECTORY)
+
+
+def fsync_file(path: Path) -> None:
+    """fsync a file by name, never through a link."""
+    _fsync_path(path, os.O_NOFOLLOW)
+
+
+def _fsync_path(path: Path, flags: int) -> None:
+    fd = os.open(path, os.O_RDONLY | flags)
     try:
         os.fsync(fd)
     finally:

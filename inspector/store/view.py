@@ -37,7 +37,7 @@ from pathlib import Path
 import duckdb
 
 from . import jsonsafe
-from .files import DIR_MODE, FILE_MODE, fsync_dir, is_temp_of, temp_name
+from .files import DIR_MODE, FILE_MODE, fsync_dir, fsync_file, is_temp_of, temp_name
 from .logfile import StorePaths, last_line
 from .queries import sql, statements
 
@@ -170,7 +170,7 @@ def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark) -> bo
                 con.execute(sql(name).replace("target.", f"{alias}."))
         finally:
             con.execute(f"DETACH {alias}")
-        _fsync(temp)
+        fsync_file(temp)
         return _rename_if_current(paths, temp, mark)
     except (duckdb.Error, OSError):
         return False
@@ -246,14 +246,6 @@ def _clean_stale_temps(paths: StorePaths) -> None:
                         os.unlink(entry.path)
                 except OSError:
                     pass
-
-
-def _fsync(file: Path) -> None:
-    fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _quoted(file: Path) -> str:
