@@ -17,7 +17,8 @@ from .store.logfile import LOG_NAME
 
 DATA_PACKAGE = "inspector.samples_data"
 # In story order (the first is `inspector demo`'s default); tests check it against the data.
-NAMES = ("branch-contamination", "refund-window", "moved-city", "report-language", "multi-tenant")
+NAMES = ("branch-contamination", "refund-window", "moved-city", "report-language", "multi-tenant",
+         "incident-afternoon")
 # What a store directory may hold that is no part of a sample: the writers' lock, the
 # persistent view (derived), bytecode of the package-data directory.
 NOT_COPIED = frozenset({".lock", ".inspector", "__pycache__"})

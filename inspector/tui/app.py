@@ -15,6 +15,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.screen import ModalScreen
 
 from ..present.text import render
 from ..store.errors import InspectorError
@@ -43,6 +44,8 @@ class InspectorApp(App):
     BINDINGS = [Binding(str(spec.order), f"switch_mode('{spec.name}')", f"go to {spec.label}",
                         show=False, id=f"screen.{spec.name}") for spec in specs()] + [
         Binding("question_mark", "help", "help: the keys of this screen", show=False, id="app.help"),
+        Binding(ACTIONS["revert"].key, "revert_last", "revert the last batch applied since the "
+                "inspector opened (its plan first)", show=False, id=ACTIONS["revert"].binding_id),
         Binding("q", "quit_key", "quit", show=False, id="app.quit_q"),
         Binding("ctrl+q", "quit", "quit", show=False, id="app.quit")]
 
@@ -83,6 +86,33 @@ class InspectorApp(App):
     def action_help(self) -> None:
         if hasattr(self.screen, "SPEC"):
             self.push_screen(HelpScreen(self.screen))
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "revert_last":
+            if self.session.read_only or isinstance(self.screen, ModalScreen):
+                return False
+            if self.pending_write or self.session.store is None:
+                return None
+        return True
+
+    def action_revert_last(self) -> None:
+        """z: revert the newest batch applied since the app was opened, through its plan."""
+        if not self.session.applied:
+            self.notify("Nothing to revert: no batch has been applied since the inspector was "
+                        "opened. The Audit screen's b reverts the batch of any event.", timeout=6)
+            return
+        batch, op = self.session.applied[-1]
+        if op == "erase":
+            self.session.applied.pop()
+            self.notify(f"The last batch applied here, {batch}, is an erasure: an erasure can never "
+                        "be reverted. Press z again to revert the batch before it.",
+                        severity="warning", timeout=10, markup=False)
+            return
+        self.start_revert(batch)
+
+    def start_revert(self, batch: str) -> None:
+        """The plan dialog of reverting `batch` (z, or b on the Audit screen)."""
+        self.start_action("revert", [], set, batch=batch)
 
     def action_quit_key(self) -> None:
         """q quits (as in lazygit and htop), except while a write is running."""
@@ -188,23 +218,23 @@ class InspectorApp(App):
     # -- actions (one registry drives the keys of every screen) -------------------------------
 
     def start_action(self, name: str, ids: list[str], visible, subject: str | None = None,
-                     filtered: bool = False) -> None:
+                     filtered: bool = False, batch: str | None = None) -> None:
         """Open the action's dialog at once (what the operator types next goes into it, never
         to the table), then plan it in a worker: the dialog shows the plan or the refusal."""
-        pending = Pending(name, ids, subject)
+        pending = Pending(name, ids, subject, batch)
         self._origin = self.screen
         self.push_screen(pending)
         if ACTIONS[name].whole_store and self.session.scope is not None:
             pending.call_after_refresh(pending.refuse, f"{name} works on the whole store: open it "
                                                        f"without --scope to {name}.")
             return
-        self._plan(pending, name, ids, visible, subject, filtered)
+        self._plan(pending, name, ids, visible, subject, filtered, batch)
 
     @work(thread=True, exclusive=True, group="plan")
     def _plan(self, pending: Pending, name: str, ids: list[str], visible, subject: str | None,
-              filtered: bool) -> None:
+              filtered: bool, batch: str | None = None) -> None:
         try:
-            plan = plan_action(self.session, name, ids, subject)
+            plan = plan_action(self.session, name, ids, subject, batch=batch)
         except InspectorError as error:
             self.call_from_thread(pending.refuse, str(error))
             return
@@ -245,6 +275,7 @@ class InspectorApp(App):
         finally:
             self._pending(False)
         self.session.last_result = result
+        self.session.record(result)
         self.session.take_appended()            # an erasure reloaded the store: a full rebuild
         self.call_from_thread(self._written, dialog, result)
         if plan.action.rewrites_log:

@@ -5,20 +5,23 @@ these from worker threads (each read takes its own DuckDB cursor) and post resul
 from __future__ import annotations
 
 import os
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping
 
 from ..present.mask import is_secret, mask_text, mask_value
-from ..store import beliefs, entries, gate, lineage
+from ..store import beliefs, diff, entries, gate, lineage, scan
 from ..store.actions import Request
 from ..store.beliefs import Moment, ViewSpec
 from ..store.load import Store
 from ..store.registry import ACTIONS
 from ..store.queries import sql
+from .overview import EventCounts, Overview, read_overview
 from .sources import ListSource, TableSource, masked, rows_of  # noqa: F401 (ListSource: screens)
 
 
+LIVE = ("active", "held")     # statuses a finding is still about (Findings, Overview)
 INDEXES = ("index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
            "index_known_ids_id")
 
@@ -49,6 +52,8 @@ class Detail:
     lineage_loaded: bool = False
     secret: bool = False                  # its value is shown masked unless revealed
     held_why: str = ""                    # a held entry: what the gate matched
+    change: str = ""                      # the diff view: the change it is opened for
+    causes: list[dict] = field(default_factory=list)   # and the events that made it
 
 
 class Session:
@@ -65,6 +70,10 @@ class Session:
         self.last_result = None         # the plan last applied (an erasure's has its certificate)
         self._whole: Store | None = None
         self._built = None     # (spec, store generation, seq) the belief view was built for
+        self.applied: list[tuple[str, str]] = []   # (batch, op) applied since the app opened
+        self.found: list[dict] | None = None   # the last scan's findings (Findings, Overview)
+        self._scanning = threading.Lock()
+        self._counts: EventCounts | None = None
 
     def open(self) -> Store:
         self.store = Store(self.path, scope=self.scope)
@@ -215,6 +224,55 @@ class Session:
                      for s in specs() if s.count and s.table}
         return totals, shown
 
+    # -- what z reverts ------------------------------------------------------------------------
+
+    def record(self, done) -> None:
+        """A plan was applied: its batch is the newest z reverts; a revert takes the batch it
+        put back off the list (so z again goes one batch further back, as lazygit's undo)."""
+        if done.request.action == "revert":
+            self.applied = [a for a in self.applied if a[0] != done.request.batch]
+            return
+        batch = getattr(done, "batch", None) or (getattr(done, "certificate", None) or {}).get("id")
+        if batch:
+            self.applied.append((batch, done.request.action))
+
+    # -- the Overview, the scan, the diff ---------------------------------------------------
+
+    def overview(self) -> Overview:
+        """The Overview's numbers; the events are counted from where the last call stopped."""
+        with self.store.lock, self.reader() as cur:
+            found = read_overview(cur, self._counts, self.store.generation, self.store.state.seq)
+        self._counts = found.counts
+        return found
+
+    def findings(self, rescan: bool = False, progress=None, cancelled=None) -> list[dict]:
+        """The last scan's findings (one scan at a time: a second caller waits for the first's
+        and takes it); `rescan` scans again. Raises scan.Cancelled."""
+        with self._scanning:
+            if rescan or self.found is None:
+                self.found = [{**f.as_json(), "row_key": n} for n, f in enumerate(
+                    scan.scan(self.store, progress, cancelled))]
+            return self.found
+
+    def live_findings(self, found: list[dict]) -> list[dict]:
+        """The findings whose entry is still active or held, with its status."""
+        statuses = self.statuses(sorted({f["memory_id"] for f in found}))
+        return [{**f, "status": statuses[f["memory_id"]]} for f in found
+                if statuses.get(f["memory_id"]) in LIVE]
+
+    def diff(self, t1, t2) -> list[dict]:
+        """What changed between t1 and t2 in the view's context (DESIGN §5a), values masked
+        where the entry is secret."""
+        with self.store.lock, self.reader() as cur:
+            changes = diff.changes(cur, t1, t2, self.spec.context)
+        secret = self.secret_ids([side["memory_id"] for c in changes
+                                  for side in (c["before"], c["after"]) if side])
+        for change in changes:
+            for side in (change["before"], change["after"]):
+                if side and side["memory_id"] in secret:
+                    side["value"] = mask_value(side["value"])
+        return changes
+
     # -- one entry ----------------------------------------------------------------------------
 
     def detail(self, memory_id: str, context: str | None, with_lineage: bool = True) -> Detail | None:
@@ -326,12 +384,14 @@ PLACEHOLDER_REASON = "(reason asked at confirm)"
 
 
 def plan_action(session: Session, name: str, ids: list[str], subject: str | None = None,
-                cascade: bool | None = None):
+                cascade: bool | None = None, batch: str | None = None):
     """The plan of a registry action, with a placeholder reason (the modal asks for the real
-    one). A whole-store action (erase) plans on the whole store, the others inside the scope."""
+    one). A whole-store action (erase) plans on the whole store, the others inside the scope.
+    `batch`: the batch a revert puts back."""
     action = ACTIONS[name]
     request = Request(name, PLACEHOLDER_REASON, session.operator, tuple(ids), cascade=cascade,
-                      scope=None if action.whole_store else session.scope, subject=subject)
+                      scope=None if action.whole_store else session.scope, subject=subject,
+                      batch=batch)
     store = session.store if action.whole_store else session.acting_store()
     with store.lock:
         return action.plan(store, request)

@@ -452,8 +452,9 @@ def test_at_80_by_24_every_tab_the_chain_and_whole_ids_are_on_screen(tmp_path):
             await wait_rows(pilot, "#beliefs", 2)
             lines = screen_text(app).splitlines()
             assert "chain ✓" in lines[0] and "/s" in lines[0]
-            assert lines[1].split() == ["1", "Beliefs", "2", "Review", "3", "Confl", "4", "Quar",
-                                        "5", "Find", "6", "Audit", "7", "Erase"]
+            assert lines[1].split() == ["0", "Ovw", "1", "Beliefs", "2", "Review", "3", "Confl",
+                                        "4", "Quar", "5", "Find", "6", "Audit", "7", "Erase",
+                                        "8", "Diff"]
             assert any("0b9e4c2a-6f1d-4e8b-9a37-5c2d1e0f7a64" in l for l in lines)
             assert app.screen.has_class("-narrow")                   # the pane goes under the table
             detail = pane(app)

@@ -27,9 +27,9 @@ def test_screens_come_from_their_specs_in_tab_order():
     from inspector.tui.app import InspectorApp
     from inspector.tui.screens import specs
 
-    assert [s.name for s in specs()] == ["beliefs", "review", "conflicts", "quarantine",
-                                         "findings", "audit", "erasure"]
-    assert [s.order for s in specs()] == [1, 2, 3, 4, 5, 6, 7]
+    assert [s.name for s in specs()] == ["overview", "beliefs", "review", "conflicts", "quarantine",
+                                         "findings", "audit", "erasure", "diff"]
+    assert [s.order for s in specs()] == [0, 1, 2, 3, 4, 5, 6, 7, 8]
     assert list(InspectorApp.MODES) == [s.name for s in specs()]
     digits = {b.key: b.action for b in InspectorApp.BINDINGS if b.id and b.id.startswith("screen.")}
     assert digits == {str(s.order): f"switch_mode('{s.name}')" for s in specs()}

@@ -22,14 +22,18 @@ class Pending(ModalScreen[None]):
 
     BINDINGS = [Binding("escape", "close", "close"), Binding("enter", "hold", show=False)]
 
-    def __init__(self, action: str, ids: list[str], subject: str | None = None):
+    def __init__(self, action: str, ids: list[str], subject: str | None = None,
+                 batch: str | None = None):
         super().__init__()
-        self.action, self.ids, self.subject = action, ids, subject
+        self.action, self.ids, self.subject, self.batch = action, ids, subject, batch
         self.refusal: str | None = None
 
     def compose(self) -> ComposeResult:
         what = Text(f"{self.action.capitalize()} ", style="bold")
-        if self.subject is not None:
+        if self.batch is not None:
+            what.append("batch ")
+            what.append_text(safe(self.batch, one_line=True, style="bold"))
+        elif self.subject is not None:
             what.append("everything about ")
             what.append_text(safe(self.subject, one_line=True, style="bold"))
         else:

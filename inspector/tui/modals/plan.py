@@ -74,12 +74,17 @@ class PlanModal(ActionDialog):
     def compose(self) -> ComposeResult:
         plan = self.plan
         n = len(plan.affected)
-        title = Text(f"{plan.request.action.capitalize()} {n} {'entry' if n == 1 else 'entries'}?",
+        title = Text(f"{plan.request.action.capitalize()} {n} {'entry' if n == 1 else 'entries'}",
                      style="bold")
+        if plan.request.batch:
+            title.append(" of batch ", style="bold")
+            title.append_text(safe(plan.request.batch, one_line=True, style="bold"))
+            title.append(" to their state before it", style="bold")
+        title.append("?", style="bold")
         if self.hidden:
             where = "hidden by the filter" if self.context.get("filtered") else "not rows of this table"
             title.append(f"  {self.hidden} of them {where}", style="bold yellow")
-        if plan.action.irreversible:
+        if plan.action.irreversible and not plan.request.batch:
             title.append(f"  — {plan.request.action} cannot be undone by release", style="bold red")
         loud = loud_entries(plan)
         with Vertical(id="plan-dialog", classes="-loud" if loud else ""):

@@ -25,7 +25,8 @@ from .tables import id_column, time_column
                          "chained by hash.",
                    short="Audit"))
 class AuditScreen(InspectorScreen):
-    BINDINGS = [Binding("v", "verify", "verify chain", id="audit.verify")]
+    BINDINGS = [Binding("v", "verify", "verify chain", id="audit.verify"),
+                Binding("b", "revert_batch", "revert batch", id="audit.revert_batch")]
 
     def body(self) -> ComposeResult:
         yield Static(id="audit-status", classes="hint")
@@ -64,6 +65,27 @@ class AuditScreen(InspectorScreen):
 
     def action_verify(self) -> None:
         self.app.verify_chain()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "revert_batch":
+            if self.app.session.read_only:
+                return False
+            if self.app.pending_write or self.app.session.store is None:
+                return None
+        return super().check_action(action, parameters)
+
+    def action_revert_batch(self) -> None:
+        """b: the plan of reverting the batch of the event under the cursor (any batch the log
+        shows; the plan refuses what cannot be reverted and says why)."""
+        table = self.query_one(VirtualTable)
+        row = table.row_at(table.cursor_row)
+        if row is None:
+            self.notify("No event selected: move the cursor to an event of the batch.", timeout=4)
+        elif not row.get("batch"):
+            self.notify(f"Event {row['seq']} belongs to no batch: only curation actions, "
+                        "which write batches, can be reverted.", severity="warning", timeout=6)
+        else:
+            self.app.start_revert(row["batch"])
 
     @on(VirtualTable.Chosen)
     def _chosen(self, event: VirtualTable.Chosen) -> None:

@@ -266,6 +266,14 @@ class InspectorScreen(Screen):
             return
         self.app.start_action(name, ids, self.visible_ids, filtered=self.filtered())
 
+    def narrow_to(self, field: str, value: str) -> None:
+        """Show only the rows whose column `field` holds `value` (the Overview's narrowing;
+        escape on the table shows every row again)."""
+        table = self.main_table()
+        if table is not None:
+            table.set_narrow((field, value))
+            table.focus()
+
     def filtered(self) -> bool:
         """Whether a filter hides rows of the table (the plan says how many it hides)."""
         table = self.main_table()

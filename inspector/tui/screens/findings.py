@@ -61,7 +61,8 @@ class FindingsScreen(EntryTableScreen):
 
     def refresh_data(self) -> None:
         if self.found is None:
-            self.action_scan()
+            if self.app.session.store is not None:
+                self._scan(rescan=False)       # the Overview's scan, if it ran one
         else:
             self._restatus()
 
@@ -82,7 +83,7 @@ class FindingsScreen(EntryTableScreen):
                 worker.cancel()
 
     @work(thread=True, exclusive=True, group="scan")
-    def _scan(self) -> None:
+    def _scan(self, rescan: bool = True) -> None:
         worker = get_current_worker()
         bar = self.query_one("#scan-progress", ProgressBar)
         status = self.query_one("#scan-status", Static)
@@ -91,11 +92,10 @@ class FindingsScreen(EntryTableScreen):
         def progress(fraction: float, label: str) -> None:
             self.app.call_from_thread(bar.update, progress=fraction)
         try:
-            found = scan.scan(self.app.session.store, progress, lambda: worker.is_cancelled)
+            self.found = self.app.session.findings(rescan, progress, lambda: worker.is_cancelled)
         except scan.Cancelled:
             self.app.call_from_thread(status.update, Text("scan stopped", style="yellow"))
             return
-        self.found = [{**f.as_json(), "row_key": n} for n, f in enumerate(found)]
         self.app.call_from_thread(bar.update, progress=1.0)
         self._show_live()
 

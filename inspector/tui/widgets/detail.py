@@ -29,6 +29,7 @@ FIELDS = ("kind", "status", "held_reason", "source", "authority", "confidence", 
           "observed_at", "valid_from", "valid_to", "expires_at", "context", "sensitivity",
           "retention", "layer", "tags")
 HEADING = Style(bold=True, color="#ffa62b")
+CAUSE = "bold reverse"       # an event that made the change the diff view opened the entry for
 
 
 def _heading(label: str) -> Text:
@@ -167,6 +168,8 @@ class DetailPane(ScrollView, can_focus=True):
                     (Text("Erased: nothing about it is kept but its id and the certificate.",
                           style="dim"), None)]
         blocks: list[tuple[Text, str | None]] = [(self._title(d), None)]
+        if d.change:
+            blocks += self._causes(d)
         if d.held_why:                    # a reviewer's first question: what did the gate see
             held = Text("held because: ", style="bold yellow")
             held.append_text(safe(d.held_why, one_line=True, max_chars=300, style="yellow"))
@@ -187,6 +190,37 @@ class DetailPane(ScrollView, can_focus=True):
         blocks.append((_heading("history"), None))
         blocks += [(line, None) for line in self._history(d)]
         return blocks
+
+    def _causes(self, d: Detail) -> list[tuple[Text, str | None]]:
+        """The diff view's change and the events that made it, each a jump to its entry."""
+        heading = _heading("what made the change")
+        heading.append("  ")
+        heading.append_text(safe(d.change, one_line=True, max_chars=200))
+        blocks: list[tuple[Text, str | None]] = [(heading, None)]
+        for cause in d.causes:
+            line = Text("▶ ", style=CAUSE)
+            line.append(f"{cause['seq']:>7} {cause['at'][:19]} ", style=CAUSE)
+            line.append(f"{cause['op']:<10} ", style=CAUSE)
+            line.append_text(safe(cause["memory_id"], one_line=True, style="bold"))
+            line.append("  ")
+            line.append_text(safe(cause["actor"], one_line=True, max_chars=24))
+            if cause.get("reason"):
+                line.append("  ")
+                line.append_text(safe(cause["reason"], one_line=True, max_chars=60, style="italic"))
+            blocks.append((line, cause["memory_id"]))
+        if not d.causes:
+            blocks.append((Text("(no event in the window: a time the entries name was crossed)",
+                                style="dim"), None))
+        return blocks
+
+    def focus_causes(self) -> None:
+        """Select the first cause of the change (the diff view's enter) and focus."""
+        targets = self._targets()
+        heading = next((i for i, (t, _) in enumerate(self._blocks)
+                        if t.plain.startswith("what made the change")), None)
+        self._selected = next((i for i in targets if heading is not None and i > heading), None)
+        self._scroll_to_selected()
+        self.focus()
 
     def _title(self, d: Detail) -> Text:
         entry, title = d.entry, Text()
@@ -282,8 +316,10 @@ class DetailPane(ScrollView, can_focus=True):
 
     def _history(self, d: Detail) -> list[Text]:
         lines = []
+        causes = {c["seq"] for c in d.causes}
         for event in d.events[-50:]:
-            out = Text(f"{event['seq']:>7} {event['at'][:19]} ", style="dim")
+            cause = event["seq"] in causes
+            out = Text(f"{event['seq']:>7} {event['at'][:19]} ", style=CAUSE if cause else "dim")
             out.append(f"{event['op']:<10} ", style="bold")
             out.append_text(safe(event["actor"], one_line=True, max_chars=24))
             if event["redacted"]:

@@ -138,26 +138,31 @@ class ModeBar(Static):
         if self.status is None:
             return
         width = self.size.width or 200
-        for short in (False, True):
-            line, spans = self.line(self.status, short)
+        for short, tight, all_short in ((False, False, False), (True, False, False),
+                                        (True, True, False), (True, True, True)):
+            line, spans = self.line(self.status, short, tight, all_short)
             if line.cell_len <= width:
                 break
         self._spans = spans
         self.update(line, layout=False)
 
-    def line(self, status: Status, short: bool) -> tuple[Text, list[tuple[int, int, str]]]:
+    def line(self, status: Status, short: bool, tight: bool = False,
+             all_short: bool = False) -> tuple[Text, list[tuple[int, int, str]]]:
+        """The tabs; `short`: the other screens' short labels; `tight`: one space between tabs;
+        `all_short`: the current screen's short label too."""
         from ..screens import specs
         line, spans = Text(), []
         for spec in specs():
             start, mode = len(line), spec.name
             current = mode == self.current
             style = "bold reverse" if current else ""
-            label = spec.short if short and not current and spec.short else spec.label
+            label = spec.short if short and (all_short or not current) and spec.short else spec.label
             line.append(f" {spec.order} {label}", style=style)
             count = status.counts.get(mode) if spec.count else None
             if count:
                 line.append(f" ({count:,})" if not short else f"({count:,})", style=style + " bold")
-            line.append(" ", style=style)
+            if current or not tight:
+                line.append(" ", style=style)
             spans.append((start, len(line), mode))
             if not short:
                 line.append(" ")

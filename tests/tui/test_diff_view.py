@@ -1,0 +1,112 @@
+"""The diff view (DESIGN §5a, §9) on the incident sample: two times typed, the changed beliefs
+listed by the same core as `inspector diff`, enter opening a change's belief with the events
+that made it first, highlighted, and a jump from a cause; the default window (the hour before
+the as-of time on screen)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from tuikit import SIZE, make_app, private_copy, ready, run, settle, until
+from inspector.store import diff
+from inspector.store.load import Store
+from inspector.tui.widgets.detail import CAUSE, DetailPane
+from inspector.tui.widgets.virtual_table import VirtualTable
+
+INCIDENT = "incident-afternoon"
+
+
+def rows(app) -> list[tuple]:
+    return [(r["change"], r["entity"], r["attribute"], r["before_id"], r["after_id"],
+             [c["seq"] for c in r["causes"]]) for r in app.screen.rows]
+
+
+def listed(app, n: int) -> bool:
+    table = app.screen.query_one("#changes", VirtualTable)
+    return table.row_count == n and table.row_at(n - 1) is not None
+
+
+async def window(pilot, start: str, end: str) -> None:
+    await pilot.press("f", *start, "enter", "t", *end, "enter")
+
+
+def test_two_times_list_the_changes_and_enter_opens_their_causes(tmp_path):
+    store = private_copy(INCIDENT, tmp_path / "store")
+    t1 = datetime(2025, 3, 14, 4, 5, tzinfo=timezone.utc)
+    t2 = datetime(2025, 3, 14, 4, 10, tzinfo=timezone.utc)
+    loaded = Store(store, warn=False)
+    core = diff.changes(loaded.con, t1, t2)
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("8")
+            await window(pilot, "2025-03-14T04:05:00Z", "2025-03-14T04:10:00Z")
+            await settle(pilot, lambda a: listed(a, 5))
+            assert rows(app) == [
+                ("changed", "svc:payments", "api_endpoint", "P1", "W2", [10]),
+                ("started", "svc:payments", "client_config", None, "S1", [9, 10, 16]),
+                ("started", "svc:payments", "migration_window", None, "W4", [12]),
+                ("changed", "svc:payments", "p95_latency_ms", "L1", "L1", [14, 17]),
+                ("changed", "svc:payments", "status", "P3", "W1", [9]),
+            ]
+            # The same changes and causes as `inspector diff` (one core).
+            assert [[c["seq"] for c in change["causes"]] for change in core] == \
+                [r[-1] for r in rows(app)]
+            assert "5 beliefs changed from 2025-03-14T04:05:00Z to 2025-03-14T04:10:00Z" in \
+                str(app.screen.query_one("#diff-status").render())
+
+            await pilot.press("down", "enter")              # client_config: started by S1
+            pane = app.screen.query_one(DetailPane)
+            await settle(pilot, lambda a: pane.detail is not None and pane.detail.memory_id == "S1"
+                         and a.focused is pane and pane.selected_target() is not None)
+            assert pane.detail.change == "started: S1"
+            assert [c["memory_id"] for c in pane.detail.causes] == ["W1", "W2", "S1"]
+            lines = [t.plain for t, _ in pane._blocks]
+            at = lines.index("what made the change  started: S1")
+            assert [l.split()[0:4] for l in lines[at + 1:at + 4]] == [
+                ["▶", "9", "2025-03-14T04:06:02", "write"], ["▶", "10", "2025-03-14T04:06:05", "write"],
+                ["▶", "16", "2025-03-14T04:09:30", "write"]]
+            assert pane.selected_target() == "W1"          # enter selected the first cause
+            history = [t for t, _ in pane._blocks if t.plain.strip().startswith("16 ")]
+            assert history and history[-1].style == CAUSE          # highlighted in its history
+            await pilot.press("down", "enter")              # jump to the second cause
+            await settle(pilot, lambda a: pane.detail is not None and pane.detail.memory_id == "W2")
+            assert pane.detail.entry["status"] == "quarantined" and pane.detail.causes == []
+    run(main())
+
+
+def test_the_default_window_is_the_hour_before_the_as_of_time(tmp_path):
+    store = private_copy(INCIDENT, tmp_path / "store")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("t", *"2025-03-14T04:10:00Z", "enter")
+            await until(pilot, lambda: app.status.as_of == "2025-03-14T04:10:00Z")
+            await settle(pilot)
+            await pilot.press("8")
+            await settle(pilot, lambda a: listed(a, 7))
+            status = str(app.screen.query_one("#diff-status").render())
+            assert status.startswith("7 beliefs changed from 2025-03-14T03:10:00Z to "
+                                     "2025-03-14T04:10:00Z (the hour before the as-of time on screen)")
+            assert {r[0] for r in rows(app)} == {"started"}
+    run(main())
+
+
+def test_a_time_that_is_not_rfc_3339_is_said_and_nothing_changes(tmp_path):
+    store = private_copy(INCIDENT, tmp_path / "store")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("8")
+            await settle(pilot)
+            await pilot.press("f", *"yesterday", "enter")
+            await settle(pilot)
+            assert any("'yesterday' is not an RFC 3339 time" in str(n.message)
+                       for n in app._notifications)
+    run(main())

@@ -1,0 +1,150 @@
+"""`z` (revert the last batch applied since the app opened) and the Audit screen's `b` (revert
+the batch of the event under the cursor), pressed in the real app on the incident sample and
+checked in the log (DESIGN §5, §9): one revert event per entry of the batch, the typed reason,
+the operator as actor, a new batch, `reverts` naming the batch undone, the statuses after;
+and what cannot be reverted (an erasure), refused with nothing written."""
+
+from __future__ import annotations
+
+from tuikit import SIZE, events, make_app, private_copy, ready, run, settle, until
+from inspector.store.load import Store
+from inspector.tui.widgets.virtual_table import VirtualTable
+
+INCIDENT = "incident-afternoon"
+
+
+def screen_name(app) -> str:
+    return app.screen.__class__.__name__
+
+
+async def confirm(pilot, store, n_before: int, n_new: int, reason: str) -> None:
+    """Type the reason once the dialog's reason field has the focus, confirm, wait for the write."""
+    await until(pilot, lambda: getattr(pilot.app.focused, "id", None) == "reason",
+                what="the reason field")
+    await pilot.press(*reason, "ctrl+y")
+    await until(pilot, lambda: len(events(store)) == n_before + n_new and not pilot.app.pending_write
+                and screen_name(pilot.app) not in ("PlanModal", "Pending"), what="the write")
+
+
+def statuses(store, ids: list[str]) -> dict[str, str]:
+    loaded = Store(store, warn=False)
+    return dict(loaded.con.execute("SELECT memory_id, status FROM entries WHERE memory_id = ANY(?)",
+                                   [ids]).fetchall())
+
+
+def assert_revert(new: list[dict], ids: list[str], reverts: str, reason: str, actor: str,
+                  before: str, after: str) -> None:
+    assert [(e["op"], e["memory_id"]) for e in new] == [("revert", i) for i in ids]
+    assert {e["actor"] for e in new} == {actor}
+    assert {e["body"]["reason"] for e in new} == {reason}
+    assert {e["body"]["reverts"] for e in new} == {reverts}
+    batches = {e["batch"] for e in new}
+    assert len(batches) == 1 and None not in batches and reverts not in batches
+    assert [e["body"]["before"]["status"] for e in new] == [before] * len(ids)
+    assert [e["body"]["after"]["status"] for e in new] == [after] * len(ids)
+
+
+def test_z_reverts_the_batch_just_applied_and_then_has_nothing_left(tmp_path):
+    store = private_copy(INCIDENT, tmp_path / "store")
+    n = len(events(store))
+
+    async def main():
+        app = make_app(store, operator="carol")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("2")                                # Review: F1 is held
+            await settle(pilot, lambda a: a.screen.query_one("#held", VirtualTable).row_at(0) is not None)
+            await pilot.press("a")
+            await until(pilot, lambda: screen_name(app) == "PlanModal")
+            await confirm(pilot, store, n, 1, "looks fine")
+            approved = events(store)[-1]
+            assert (approved["op"], approved["memory_id"]) == ("approve", "F1")
+
+            await pilot.press("z")
+            await until(pilot, lambda: screen_name(app) == "PlanModal", what="the revert's plan")
+            title = str(app.screen.query_one("#plan-title").render())
+            assert title == f"Revert 1 entry of batch {approved['batch']} to their state before it?"
+            await confirm(pilot, store, n + 1, 1, "approved the wrong one")
+            assert_revert(events(store)[n + 1:], ["F1"], approved["batch"], "approved the wrong one",
+                          "operator:carol", "active", "held")
+            assert app.session.applied == []
+
+            await pilot.press("z")                                # nothing left to revert
+            await settle(pilot)
+            assert screen_name(app) == "ReviewScreen" and len(events(store)) == n + 2
+            assert any(str(m.message).startswith("Nothing to revert") for m in app._notifications)
+    run(main())
+    assert statuses(store, ["F1"]) == {"F1": "held"}
+
+
+def test_z_before_any_action_opens_no_dialog_and_read_only_has_no_z(tmp_path):
+    store = private_copy(INCIDENT, tmp_path / "store")
+    n = len(events(store))
+
+    async def main(read_only: bool):
+        app = make_app(store, read_only=read_only)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("z")
+            await settle(pilot)
+            assert screen_name(app) == "BeliefsScreen"
+            said = [str(m.message) for m in app._notifications]
+            assert bool(said) is not read_only          # read-only: z is not even bound
+    run(main(False))
+    run(main(True))
+    assert len(events(store)) == n
+
+
+def _audit_row(app, seq: int) -> None:
+    app.screen.query_one("#log", VirtualTable).move_cursor(seq - 1)
+
+
+def test_b_on_the_audit_screen_reverts_the_batch_of_the_event_under_the_cursor(tmp_path):
+    store = private_copy(INCIDENT, tmp_path / "store")
+    log = events(store)
+    n = len(log)
+    # alice's approval of H1 at 04:40 (after bob's batch was reverted): put H1 back in the queue.
+    approval = next(e for e in log if e["op"] == "approve" and e["actor"] == "operator:alice")
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("6")
+            table = app.screen.query_one("#log", VirtualTable)
+            await settle(pilot, lambda a: table.row_count == n)
+            _audit_row(app, approval["seq"])
+            await settle(pilot, lambda a: (table.row_at(table.cursor_row) or {}).get("seq") == approval["seq"])
+            await pilot.press("b")
+            await until(pilot, lambda: screen_name(app) == "PlanModal", what="the revert's plan")
+            await confirm(pilot, store, n, 1, "H1 needs a second look")
+    run(main())
+    assert_revert(events(store)[n:], ["H1"], approval["batch"], "H1 needs a second look",
+                  "operator:dana", "active", "held")
+    assert statuses(store, ["H1"]) == {"H1": "held"}
+
+
+def test_b_on_an_erasure_is_refused_and_writes_nothing(tmp_path):
+    store = private_copy(INCIDENT, tmp_path / "store")
+    log = events(store)
+    erase = next(e for e in log if e["op"] == "erase")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("6")
+            table = app.screen.query_one("#log", VirtualTable)
+            await settle(pilot, lambda a: table.row_count == len(log))
+            _audit_row(app, erase["seq"])
+            await settle(pilot, lambda a: (table.row_at(table.cursor_row) or {}).get("seq") == erase["seq"])
+            await pilot.press("b")
+            await until(pilot, lambda: screen_name(app) == "Pending"
+                        and app.screen.refusal is not None, what="the refusal")
+            assert app.screen.refusal == (f"batch {erase['batch']} is an erasure, which can never "
+                                          "be reverted; nothing written")
+            await pilot.press(*"oops", "enter", "escape")
+            await settle(pilot)
+            assert screen_name(app) == "AuditScreen"
+    run(main())
+    assert len(events(store)) == len(log)
