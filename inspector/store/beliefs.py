@@ -66,9 +66,14 @@ def judge_keys(con: duckdb.DuckDBPyConnection, tk: datetime, keys: list[tuple[st
     con.execute(sql("focus_keys_clear"))
     con.execute(sql("focus_keys_fill"), {"entities": [k[0] for k in keys],
                                          "attributes": [k[1] for k in keys]})
+    _fill_focus_ids(con)
+    con.execute(sql("judged_materialize_focus"), {"tk": tk})
+
+
+def _fill_focus_ids(con: duckdb.DuckDBPyConnection) -> None:
+    """The entries judging the focus keys needs (their own and what they rest on)."""
     con.execute(sql("focus_ids_clear"))
     con.execute(sql("focus_ids_fill"))
-    con.execute(sql("judged_materialize_focus"), {"tk": tk})
 
 
 # A patch touching more keys than this rebuilds the view instead (as fast, and simpler).
@@ -93,8 +98,7 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
         if con.execute(sql("focus_keys_count")).fetchone()[0] > PATCH_MAX_KEYS:
             con.execute("ROLLBACK")
             return None
-        con.execute(sql("focus_ids_clear"))
-        con.execute(sql("focus_ids_fill"))
+        _fill_focus_ids(con)
         con.execute(sql("judged_patch_forget"))
         con.execute(sql("judged_patch_take"), {"tk": tk})
         con.execute(sql("beliefs_patch"), {"tk": tk, "tv": tv, "ctx": spec.context})

@@ -153,7 +153,7 @@ class Store:
 
     def _attach_view(self) -> "view.Mark | str":
         self.con.execute(sql("base_detach"))
-        found = view.attach(self.con, self.paths, "base")
+        found = view.attach(self.con, self.paths)
         if isinstance(found, view.Mark):
             self.base_seq = found.seq
         else:

@@ -43,7 +43,7 @@ from .queries import sql, statements
 
 VIEW_NAME = "view.duckdb"
 FORMAT = 1
-# Statements writing a view file (schema `target`, renamed to the attached file's alias).
+# Statements writing a view file (attached as `target` while it is written).
 WRITE = ("view_write_versions", "view_write_entries", "view_write_edges", "view_write_known_ids",
          "view_meta_create")
 INDEX = ("view_index_entries", "view_index_versions", "view_index_edges_src",
@@ -99,18 +99,18 @@ def _usable_dir(paths: StorePaths) -> bool:
         return False
 
 
-def attach(con: duckdb.DuckDBPyConnection, paths: StorePaths, alias: str) -> Mark | str:
-    """Attach the view file read-only as `alias` when it is there and proven current for the
+def attach(con: duckdb.DuckDBPyConnection, paths: StorePaths) -> Mark | str:
+    """Attach the view file read-only as `base` when it is there and proven current for the
     log; return its Mark, or why it cannot be used ("" when there simply is none)."""
     file = path(paths)
     if not _usable_dir(paths) or not os.path.isfile(file) or os.path.islink(file):
         return ""
     try:
-        con.execute(f"ATTACH '{_quoted(file)}' AS {alias} (READ_ONLY)")
+        con.execute(f"ATTACH '{_quoted(file)}' AS base (READ_ONLY)")
     except duckdb.Error as exc:
         return f"the view could not be opened ({str(exc).splitlines()[0]})"
     try:
-        row = con.execute(sql("view_meta_read").replace("base.", f"{alias}.")).fetchone()
+        row = con.execute(sql("view_meta_read")).fetchone()
     except duckdb.Error:
         row = None
     problem = "the view has no record of its log" if row is None else None
@@ -123,7 +123,7 @@ def attach(con: duckdb.DuckDBPyConnection, paths: StorePaths, alias: str) -> Mar
         else:
             problem = proven(paths, mark)
     if problem:
-        con.execute(f"DETACH {alias}")
+        con.execute("DETACH base")
         return problem
     return mark
 
@@ -154,22 +154,21 @@ def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark) -> bo
     if mark.offset < min_log_bytes() or not _writable(paths):
         return False
     temp = paths.cache / temp_name(VIEW_NAME)
-    alias = "publishing"
     try:
         _clean_stale_temps(paths)
-        con.execute(f"ATTACH '{_quoted(temp)}' AS {alias}")
+        con.execute(f"ATTACH '{_quoted(temp)}' AS target")
         try:
             os.chmod(temp, FILE_MODE)
             for name in WRITE:
-                con.execute(sql(name).replace("target.", f"{alias}."))
-            con.execute(sql("view_meta_write").replace("target.", f"{alias}."), {
+                con.execute(sql(name))
+            con.execute(sql("view_meta_write"), {
                 "format": FORMAT, "code": code_digest(), "dev": mark.dev, "ino": mark.ino,
                 "offset": mark.offset, "seq": mark.seq, "hash": mark.hash,
                 "chained": mark.chained, "unchained": mark.unchained})
             for name in INDEX:
-                con.execute(sql(name).replace("target.", f"{alias}."))
+                con.execute(sql(name))
         finally:
-            con.execute(f"DETACH {alias}")
+            con.execute("DETACH target")
         fsync_file(temp)
         return _rename_if_current(paths, temp, mark)
     except (duckdb.Error, OSError):

@@ -115,19 +115,17 @@ class Session:
     def rebuild_view(self) -> int:
         """Materialize the view's beliefs and every screen's rows (each screen's spec names the
         statements); return the belief rows."""
-        from .screens import specs
         if self.live_time:
             self.spec = replace(self.spec, moment=Moment.resolve())
         with self.store.lock, self.reader() as cur:
             beliefs.materialize(cur, self.spec)
             self._built = (self.spec, self.store.generation, self.store.state.seq)
-            return self._rows_of_screens(cur, specs())
+            return self._rows_of_screens(cur)
 
     def take_appended(self) -> int:
         """After lines were appended and loaded: bring the view up to now by judging again only
         the keys the new events (and time) can have changed (beliefs.patch), then every
         screen's rows; a full rebuild when the view was not built live, or the store reloaded."""
-        from .screens import specs
         built = self._built
         if not self.live_time or built is None or built[1] != self.store.generation:
             return self.rebuild_view()
@@ -139,14 +137,15 @@ class Session:
                 beliefs.materialize(cur, spec)
             self.spec = spec
             self._built = (spec, self.store.generation, self.store.state.seq)
-            return self._rows_of_screens(cur, specs())
+            return self._rows_of_screens(cur)
 
-    def _rows_of_screens(self, cur, screens) -> int:
-        with self.store.lock:
-            for screen in screens:
-                for name in screen.rebuild_statements(self.scope is not None):
-                    cur.execute(sql(name))
-            return self._filter(cur)
+    def _rows_of_screens(self, cur) -> int:
+        """Every screen's rows (each spec names its statements); the caller holds the lock."""
+        from .screens import specs
+        for screen in specs():
+            for name in screen.rebuild_statements(self.scope is not None):
+                cur.execute(sql(name))
+        return self._filter(cur)
 
     def refilter(self, text: str) -> int:
         self.needle = text.lower()
