@@ -127,8 +127,9 @@ def test_a_failed_erasure_leaves_no_temp_file(tmp_path, monkeypatch):
         if stage == "erase:writing":                # the temp file is open and half written
             raise OSError(28, "No space left on device")
     monkeypatch.setattr(files, "crash_hook", full_disk)
-    with pytest.raises((OSError, InspectorError)):
+    with pytest.raises((OSError, InspectorError)) as failed:
         apply(store, reviewed)
+    assert "nothing was changed: free some space" in str(failed.value)
     monkeypatch.setattr(files, "crash_hook", None)
     assert "erase:writing" in seen, "the failure was never injected"
     assert (root / "events.jsonl").read_bytes() == old and temp_files(root) == []
@@ -154,3 +155,24 @@ def test_truncating_the_last_line_at_every_byte(tmp_path):
         assert store.state.seq == (2 if complete else 1), cut
         assert store.state.torn == (b"" if complete else data[start:cut])
         assert store.con.execute("SELECT count(*) FROM versions").fetchone() == ((2,) if complete else (1,))
+
+
+def test_an_erasure_whose_last_fsync_fails_stands(tmp_path, monkeypatch):
+    """The certificate is renamed into place, then its directory's fsync fails: the erasure is
+    done (recovery finishes it at once), not reported as failed."""
+    from inspector.store import erasure
+    from inspector.store.actions import Request
+    from inspector.store.registry import apply, plan
+    root = subject_store(tmp_path)
+    store = Store(root, warn=False)
+    reviewed = plan(store, Request("erase", "DSR-1", "dana", subject="user:5"))
+
+    def failing_fsync(path):
+        raise OSError(5, "Input/output error")
+    monkeypatch.setattr(erasure, "fsync_dir", failing_fsync)
+    done = apply(store, reviewed)
+    monkeypatch.undo()
+    assert done.erased == ["A"] and done.certificate is not None
+    assert [p.name for p in (root / "certificates").iterdir()] == [f"{done.certificate['id']}.json"]
+    assert b"secret-a" not in (root / "events.jsonl").read_bytes() and temp_files(root) == []
+    store.close()

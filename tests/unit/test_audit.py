@@ -122,3 +122,77 @@ def test_a_torn_tail_is_not_a_chain_problem(store):
     write_lines(store, lines + [b'{"seq":8'], newline_at_end=False)
     doc = report(store)
     assert (doc["ok"], doc["events"], doc["torn_bytes"]) == (True, 7, 8)
+
+
+# -- the chain's own formulas, and the messages of each kind of break ---------------------------
+
+def test_the_hashes_follow_the_design_formula_computed_here(store):
+    """hash = SHA-256(prev + "\\n" + canonical(line without hash and body)), body_digest =
+    SHA-256(canonical(body)), written here with hashlib and json alone."""
+    import hashlib
+
+    def canonical(x):
+        return json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    prev = "0" * 64
+    for raw in read_lines(store):
+        event = json.loads(raw)
+        header = {k: v for k, v in event.items() if k not in ("hash", "body")}
+        assert event["prev"] == prev
+        assert event["body_digest"] == hashlib.sha256(canonical(event["body"])).hexdigest()
+        assert event["hash"] == hashlib.sha256(prev.encode() + b"\n" + canonical(header)).hexdigest()
+        prev = event["hash"]
+
+
+@pytest.mark.parametrize("name", ["branch-contamination", "moved-city", "multi-tenant",
+                                  "refund-window", "report-language"])
+def test_every_sample_store_verifies_with_its_recorded_head(sample, name):
+    """The samples were chained when they were written: a changed formula breaks them."""
+    root = sample(name)
+    lines = read_lines(root)
+    doc = report(root, f"{len(lines)}:{json.loads(lines[-1])['hash']}")
+    assert (doc["ok"], doc["events"], doc["problems"]) == (True, len(lines), [])
+
+
+def test_prev_and_hash_must_be_digests(store):
+    edit_line(store, 2, lambda e: (e.__setitem__("prev", "xyz"), e.__setitem__("hash", "abc")))
+    doc = report(store)
+    assert doc["problems"][0] == {"seq": 2, "problem": 'line 2: fields "prev" and "hash" must be hex SHA-256'}
+
+
+def test_an_envelope_problem_is_named_and_the_chain_still_checked_after_it(store):
+    edit_line(store, 2, lambda e: e.__setitem__("op", "delete"))       # hash kept: still chained
+    edit_line(store, 3, lambda e: e.__setitem__("prev", "1" * 64))      # and seq 3 breaks the link
+    doc = report(store)
+    assert [p["seq"] for p in doc["problems"]] == [2, 3, 3]
+    assert doc["problems"][0]["problem"] == 'line 2: field "op" is missing or unknown'
+    assert doc["problems"][1]["problem"].startswith("seq 3: prev does not match the hash of seq 2")
+
+
+def test_a_swapped_line_is_named(store):
+    lines = read_lines(store)
+    lines[2], lines[3] = lines[3], lines[2]
+    write_lines(store, lines)
+    assert report(store)["problem"] == ("line 3 holds seq 4 (expected 3): a line was deleted, "
+                                        "swapped, duplicated or inserted")
+
+
+def test_an_unreadable_chained_line_keeps_the_log_chained(store):
+    """A first line that cannot be parsed but was chained (it mentions "hash") makes an
+    unchained line after it a chain problem, not an unchained prefix."""
+    lines = read_lines(store)
+    second = json.loads(lines[1])
+    second.pop("prev"), second.pop("hash")
+    lines[0] = lines[0][:-1]                                        # cut: not JSON any more
+    lines[1] = json.dumps(second, sort_keys=True, separators=(",", ":")).encode()
+    write_lines(store, lines)
+    doc = report(store)
+    assert [p["seq"] for p in doc["problems"]][:2] == [1, 2]
+    assert doc["problems"][1]["problem"] == "seq 2: unchained line after a chained one"
+    assert doc["unchained"] == 0
+
+
+def test_the_head_of_a_log_whose_last_line_is_unreadable(store):
+    lines = read_lines(store)
+    lines[-1] = b"{not json}"
+    write_lines(store, lines)
+    assert report(store)["head"] == "7:"

@@ -139,3 +139,23 @@ def test_a_credential_in_a_nested_value_is_held_as_secret():
 def test_an_instruction_in_a_nested_value_is_found():
     assert gate.rule_finding(entry("R", value={"mail": ["hi", RULE]})) is not None
     assert gate.rule_finding(entry("R", value={"mail": ["hi", "The train leaves at 8:15."]})) is None
+
+
+def test_each_hold_says_what_matched():
+    """The hold event's reason carries what the gate matched (a secret never whole)."""
+    suppression = gate.Suppression({("s", gate.subject_digest("s", "user:42"))})
+    none = gate.Suppression()
+    assert gate.judge(entry("S", subject="user:42"), suppression) == gate.Hold(
+        gate.SUPPRESSED, "suppressed_subject: it names a data subject erased before")
+    assert gate.judge(entry("K", value="tabs", sensitivity="secret"), none) == gate.Hold(
+        gate.SECRET, "secret: sensitivity is secret")
+    assert gate.judge(entry("P", value="tabs", layer="procedural", source="web:wiki"), none) == \
+        gate.Hold(gate.RULE, f"{gate.RULE}: a procedural entry from web:wiki")
+    held = gate.judge(entry("R", value=RULE, source="web:x"), none)
+    hit = gate.rule_finding(entry("R", value=RULE))
+    assert held == gate.Hold(gate.RULE, f"{gate.RULE}: {hit.category}: {hit.excerpt!r}")
+    assert "From now on" in held.detail
+    key = gate.judge(entry("Q", attribute="system_prompt", value="be nice", source="agent:1"), none)
+    assert key.reason == gate.PROTECTED and "system_prompt" in key.detail
+    secret = gate.judge(entry("A", value="AKIAIOSFODNN7EXAMPLE", source="operator:a"), none)
+    assert secret.reason == gate.SECRET and "AKIAIOSFODNN7EXAMPLE" not in secret.detail

@@ -21,24 +21,62 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from inspector.present.text import ELLIPSIS, ESCAPE_STYLE, decode, render, safe, safe_json
+from inspector.present.text import DANGEROUS, ELLIPSIS, ESCAPE_STYLE, decode, render, safe, safe_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# The spec's list (DESIGN §9 and the sanitizer's docstring), written independently of the
+# module's regex; test_the_module_escapes_exactly_the_spec_list ties the two together, so a
+# code point dropped from either side fails a test.
+DANGEROUS_RANGES = [
+    (0x00, 0x08), (0x0B, 0x1F),          # C0 controls but tab and newline
+    (0x7F, 0x9F),                        # DEL, C1
+    (0xAD, 0xAD),                        # soft hyphen
+    (0x061C, 0x061C),                    # Arabic letter mark (bidi)
+    (0x200B, 0x200D),                    # zero-width space, non-joiner, joiner
+    (0x200E, 0x200F),                    # bidi marks
+    (0x2028, 0x2029),                    # line and paragraph separators
+    (0x202A, 0x202E),                    # bidi embeddings and overrides
+    (0x2060, 0x2064),                    # word joiner, invisible operators
+    (0x2066, 0x2069),                    # bidi isolates
+    (0xFEFF, 0xFEFF),                    # zero-width no-break space (BOM)
+    (0xD800, 0xDFFF),                    # lone surrogates
+    (0xE0000, 0xE007F),                  # tag characters
+]
+SPEC_DANGEROUS = frozenset(c for lo, hi in DANGEROUS_RANGES for c in range(lo, hi + 1))
+
+
 def is_dangerous(char: str, *, one_line: bool = False) -> bool:
-    """The spec's list, written independently of the module's regex."""
-    code = ord(char)
     if char in "\n\t":
         return one_line
-    return (
-        code < 0x20
-        or 0x7F <= code <= 0x9F
-        or 0x202A <= code <= 0x202E
-        or 0x2066 <= code <= 0x2069
-        or char in "\u200e\u200f\u061c\u2028\u2029"
-        or 0xD800 <= code <= 0xDFFF
-    )
+    return ord(char) in SPEC_DANGEROUS
+
+
+def test_the_module_escapes_exactly_the_spec_list() -> None:
+    every = "".join(map(chr, range(0x110000)))
+    matched = {m.start() for m in re.finditer(f"[{DANGEROUS}]", every)}
+    assert sorted(matched - SPEC_DANGEROUS) == [] and sorted(SPEC_DANGEROUS - matched) == []
+
+
+RANGE_ENDS = sorted({code for pair in DANGEROUS_RANGES for code in pair})
+
+
+@pytest.mark.parametrize("code", RANGE_ENDS, ids=lambda c: f"U+{c:04X}")
+def test_each_end_of_each_range_is_escaped(code: int) -> None:
+    char = chr(code)
+    expected = (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code <= 0xFFFF
+                else f"\\u{{{code:x}}}")
+    assert render(f"a{char}b") == f"a{expected}b"
+    assert decode(render(f"a{char}b")) == f"a{char}b"
+    assert safe(f"a{char}b").plain == f"a{expected}b"
+
+
+def test_the_invisible_characters_are_visible() -> None:
+    # Soft hyphen, word joiner, the invisible operators and the BOM hide text from a reader.
+    value = "pay\xadload\u2060\u2061\u2062\u2063\u2064\ufeffend"
+    assert render(value) == "pay\\xadload\\u2060\\u2061\\u2062\\u2063\\u2064\\ufeffend"
+    assert foreign_controls(to_terminal(safe(value))) == []
 
 
 # (hostile value, exact rendered string)
@@ -174,6 +212,7 @@ def test_clean_string_takes_the_fast_path() -> None:
 TRICKY = list("\\xuntab0f19[]/\n\t\r\x00\x07\x1b\x7f\x80\x9b\x9f\xa0…")
 TRICKY += ["\u061c", "\u200e", "\u200f", "\u2028", "\u2029", "\u202a", "\u202e", "\u2066", "\u2069"]
 TRICKY += ["\ud800", "\udfff", "\U0001f600"]
+TRICKY += ["\xad", "\u200b", "\u2060", "\u2064", "\ufeff", "\U000e0041", "\U000e007f"]
 texts = st.text(alphabet=st.one_of(st.sampled_from(TRICKY), st.characters()))
 
 

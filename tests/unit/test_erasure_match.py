@@ -1,0 +1,139 @@
+"""What erasing a data subject takes (DESIGN §6): each way an entry can be about the subject,
+alone — its subject, its entity, a segment of its entity, a segment of its scope, its source
+principal — beside near misses that match none of them, and what derives from them."""
+
+from __future__ import annotations
+
+import pytest
+
+from storegen import entry, write_store
+from inspector.store import gate
+from inspector.store.actions import Request
+from inspector.store.load import Store
+from inspector.store.queries import sql
+from inspector.store.registry import ACTIONS
+
+SUBJECT = "user:42"
+PLAIN = {"entity": "acct", "scope": "t:a", "source": "tool:x", "subject": None}
+ENTRIES = [
+    # matched, each by one route only
+    ("BY_SUBJECT", {"subject": SUBJECT}),
+    ("BY_ENTITY", {"entity": SUBJECT}),
+    ("BY_ENTITY_SEGMENT", {"entity": f"tenant:acme/{SUBJECT}"}),
+    ("BY_SCOPE_SEGMENT", {"scope": f"t:a/{SUBJECT}/project:p"}),
+    ("BY_PRINCIPAL", {"source": f"{SUBJECT}/chat"}),
+    # near misses: the text is there, never as a whole segment, subject or principal
+    ("NEAR_SUBJECT", {"subject": "user:420"}),
+    ("NEAR_ENTITY", {"entity": "user:4"}),
+    ("NEAR_ENTITY_SEGMENT", {"entity": "tenant:acme/user:42x"}),
+    ("NEAR_SCOPE", {"scope": "t:a/user:420/project:p"}),
+    ("NEAR_PRINCIPAL", {"source": "tool:user:42"}),
+    ("OTHER", {"subject": "user:7", "entity": "user:7", "source": "user:7/chat",
+               "scope": "t:a/user:7"}),
+]
+MATCHED = sorted(name for name, _ in ENTRIES if name.startswith("BY_"))
+
+
+@pytest.fixture
+def store(tmp_path) -> Store:
+    events = [("2025-01-01T00:00:00Z", "write",
+               entry(name, attribute=name.lower(), value=f"v-{name}", **{**PLAIN, **fields}))
+              for name, fields in ENTRIES]
+    events.append(("2025-01-01T00:00:01Z", "write", entry(
+        "DERIVED", attribute="derived", kind="summary", value="v-derived",
+        justification=["BY_PRINCIPAL", "OTHER"], **PLAIN)))
+    events.append(("2025-01-01T00:00:02Z", "write", entry(
+        "DERIVED2", attribute="derived2", kind="summary", value="v-derived2",
+        justification=["DERIVED"], **PLAIN)))
+    loaded = Store(write_store(tmp_path / "s", events), warn=False)
+    yield loaded
+    loaded.close()
+
+
+def firsts(store: Store, name: str, **params) -> list:
+    return [r[0] for r in store.con.execute(sql(name), params).fetchall()]
+
+
+def test_each_route_matches_alone_and_no_near_miss_does(store):
+    assert firsts(store, "erase_match", subject=SUBJECT) == MATCHED
+
+
+def test_the_other_subject_matches_only_its_own_entry(store):
+    assert firsts(store, "erase_match", subject="user:7") == ["OTHER"]
+    assert firsts(store, "erase_match", subject="user:4") == ["NEAR_ENTITY"]
+    assert firsts(store, "erase_match", subject="tool:user:42") == ["NEAR_PRINCIPAL"]
+
+
+def test_descendants_are_followed_through_summaries(store):
+    assert firsts(store, "erase_descendants", ids=["BY_PRINCIPAL"]) == ["DERIVED", "DERIVED2"]
+    assert firsts(store, "erase_descendants", ids=["DERIVED"]) == ["DERIVED2"]
+    assert firsts(store, "erase_descendants", ids=["BY_SUBJECT"]) == []
+
+
+def test_the_plan_erases_the_matches_and_what_derives_from_them(store):
+    plan = ACTIONS["erase"].plan(store, Request("erase", "DSR-42", "dana", subject=SUBJECT))
+    assert plan.erased == sorted(MATCHED + ["DERIVED", "DERIVED2"])
+    assert plan.retained == []
+    assert plan.counts == {"entries": 7, "events_redacted": 7, "retained": 0, "observation": 5,
+                           "summary": 2}
+
+
+# -- the suppression list (DESIGN §6) -----------------------------------------------------------
+
+def suppressed(store: Store) -> list[tuple]:
+    return store.con.execute(sql("suppressed_subjects")).fetchall()
+
+
+def test_only_an_erasure_by_subject_adds_to_the_suppression_list(store):
+    erase = ACTIONS["erase"]
+    erase.apply(store, erase.plan(store, Request("erase", "INC-1", "dana", ("NEAR_SUBJECT",))))
+    assert suppressed(store) == []                       # by id: no subject, no digest
+    done = erase.apply(store, erase.plan(store, Request("erase", "DSR-42", "dana", subject=SUBJECT)))
+    [(salt, digest)] = suppressed(store)                 # one pair for the 7 erase events
+    assert (salt, digest) == (done.salt, gate.subject_digest(done.salt, SUBJECT))
+
+
+def test_a_state_carrying_digest_fields_adds_nothing(tmp_path):
+    salt = "00" * 16
+    forged = entry("F", value="x", subject_digest=gate.subject_digest(salt, "user:1"), subject_salt=salt)
+    loaded = Store(write_store(tmp_path / "f", [("2025-01-01T00:00:00Z", "write", forged)]), warn=False)
+    assert suppressed(loaded) == []
+    loaded.close()
+
+
+# -- what the reason may not quote (DESIGN §6), read from the events themselves -------------------
+
+@pytest.fixture
+def texts_store(tmp_path) -> Store:
+    from inspector.store.append import LogWriter, event_draft
+    from inspector.store.logfile import store_paths
+    root = write_store(tmp_path / "t", [("2025-01-01T00:00:00Z", "write", entry(
+        "T1", subject=SUBJECT, value="plain", ticket_note="zephyr-hollow"))])   # an unknown field
+    before = entry("T1", subject=SUBJECT, value="plain", ticket_note="zephyr-hollow")
+    draft = event_draft("update", "T1", "agent:1", before=before, after={**before, "value": "later"},
+                        reason="moved after the Lisbon fair")
+    draft["body"]["channel"] = "pager-duty-west"                                # an unknown body field
+    with LogWriter(store_paths(root)) as writer:
+        writer.append([draft])
+    loaded = Store(root, warn=False)
+    yield loaded
+    loaded.close()
+
+
+@pytest.mark.parametrize("reason, what", [
+    ("DSR-1 re zephyr-hollow", "a field of an entry"),
+    ("DSR-1 moved after the LISBON fair", "an earlier reason"),
+    ("DSR-1 via pager-duty-west", "a field of an event"),
+    ("DSR-1 value later", "a value"),
+])
+def test_the_reason_may_not_quote_any_text_of_the_events(texts_store, reason, what):
+    from inspector.store.errors import Refused
+    with pytest.raises(Refused, match=f"the reason quotes {what} being erased"):
+        ACTIONS["erase"].plan(texts_store, Request("erase", reason, "dana", subject=SUBJECT))
+
+
+def test_the_salt_of_an_event_is_no_text_of_it(texts_store):
+    import json
+    salt = json.loads((texts_store.root / "events.jsonl").read_bytes().splitlines()[0])["body"]["salt"]
+    plan = ACTIONS["erase"].plan(texts_store, Request("erase", f"DSR-1 {salt}", "dana", subject=SUBJECT))
+    assert plan.erased == ["T1"]
