@@ -210,6 +210,10 @@ class Store:
         self.con.execute(sql("raw_view_file"))
         if self._problems(first_line=1, prev_seq=0, chained_before=False):
             raise _NeedExactRead()
+        # The head is read strictly (_finish); DuckDB's reader took a line the strict reading
+        # refuses (a duplicated key): the exact read names it.
+        if _strict_error(last_line(self.paths.log, tail.end).decode("utf-8", "replace")):
+            raise _NeedExactRead()
 
     # -- numbered lines: a tail, the whole log when it has a problem, or events to come -----
 

@@ -152,6 +152,21 @@ def test_an_appended_line_with_a_duplicated_key_is_refused_like_audit_does(tmp_p
     assert json.loads(inspector("audit", root, "--verify", "--json").stdout)["first_bad_seq"] == 2
 
 
+def test_a_duplicated_key_in_the_head_line_is_refused_by_a_cold_load(tmp_path):
+    """The fast read takes a duplicated key (DuckDB's reader keeps one); the head line is read
+    strictly, so the exact read names it instead of a traceback."""
+    root = tmp_path / "s"
+    write_raw(root, [entry("M1", "svc", "k", "v"), entry("M2", "svc", "j", "w")])
+    log = root / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    lines[1] = lines[1].replace(b'"entity"', b'"entity":"zz","entity"', 1)
+    log.write_bytes(b"".join(lines))
+    loaded = inspector("beliefs", root)
+    assert loaded.returncode == 2 and "Traceback" not in loaded.stderr
+    assert "events.jsonl line 2: not valid JSON (duplicate key 'entity')" in loaded.stderr
+    assert json.loads(inspector("audit", root, "--verify", "--json").stdout)["first_bad_seq"] == 2
+
+
 def test_a_lone_surrogate_line_is_refused_by_loader_and_audit_alike(tmp_path):
     root = tmp_path / "s"
     write_raw(root, [entry("M1", "svc", "k", "v")])
