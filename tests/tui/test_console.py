@@ -229,6 +229,38 @@ def test_what_is_typed_before_the_plan_arrives_goes_into_its_reason(tmp_path):
     assert (last["op"], last["body"]["reason"]) == ("quarantine", "tenant audit")
 
 
+def test_keys_that_reach_a_dialog_before_its_field_has_the_focus_go_into_the_field(tmp_path):
+    """Between the swap of the pending dialog for the plan's and the plan's on_mount, nothing
+    has the focus: what is typed then reaches the dialog itself. It goes into the reason (for
+    erasure: the confirmation), in order, after what was typed before."""
+    store = private_copy("multi-tenant", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 5)
+            await pilot.press(QUARANTINE, *"tenant")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            app.screen.set_focus(None)                          # as before its on_mount
+            await pilot.pause()
+            await pilot.press(*" audit")
+            reason = app.screen.query_one("#reason", Input)
+            assert reason.value == "tenant audit" and app.screen.focused is reason
+            await pilot.press("escape")
+            await until(pilot, is_screen(app, "BeliefsScreen"))
+            await pilot.press(ACTIONS["erase"].key)             # erase by id: type the count
+            await until(pilot, is_screen(app, "EraseModal"), what="the erase plan")
+            app.screen.set_focus(None)
+            await pilot.pause()
+            await pilot.press("1")
+            assert app.screen.query_one("#confirm-text", Input).value == "1"
+            assert app.screen.query_one("#reason", Input).value == ""
+            await pilot.press("escape")
+    run(main())
+    assert len(events(store)) == 7                              # nothing was written
+
+
 # -- 3. actions act on what the pane shows; back and forward ----------------------------------------
 
 def test_actions_act_on_the_entry_the_detail_pane_shows_and_jumps_walk_back(tmp_path):

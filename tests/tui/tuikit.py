@@ -8,6 +8,8 @@ import shutil
 import time
 from pathlib import Path
 
+from textual.css.query import NoMatches
+
 from inspector.tui.app import InspectorApp
 from inspector.tui.session import Session
 
@@ -29,10 +31,18 @@ def make_app(store: Path, **kw) -> InspectorApp:
     return InspectorApp(Session(store, operator=kw.pop("operator", "alice"), **kw))
 
 
+def _holds(predicate) -> bool:
+    try:
+        return bool(predicate())
+    except NoMatches:
+        return False
+
+
 async def until(pilot, predicate, timeout: float = 30.0, what: str = "") -> None:
-    """Let workers run until `predicate()` holds."""
+    """Let workers run until `predicate()` holds. A widget it asks for that is not there (yet:
+    a dialog is closing, a screen is being built) is "not yet", never an error."""
     deadline = time.monotonic() + timeout
-    while not predicate():
+    while not _holds(predicate):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or predicate}")
         await pilot.pause(0.05)

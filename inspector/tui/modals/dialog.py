@@ -8,6 +8,7 @@ write is done (`done`)."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -17,7 +18,30 @@ from textual.widgets import Input, Static
 from ...present.text import safe
 
 
-class Pending(ModalScreen[None]):
+class TypeAhead:
+    """What is typed while a dialog opens, or while the pending dialog is swapped for the
+    plan's, reaches the dialog itself before its field has the focus: a printable key that
+    arrives with nothing focused goes to the field the dialog starts in, never lost (and
+    never to the table behind). The dialogs' fields keep what was typed when they get the focus
+    (select_on_focus=False): the next key adds to it, never replaces it."""
+
+    start_field = "#reason"
+
+    def on_key(self, event: events.Key) -> None:
+        if self.focused is not None or not event.is_printable or not event.character \
+                or getattr(self, "writing", False):
+            return
+        fields = self.query(self.start_field)
+        if not fields or fields.first().disabled:
+            return
+        field = fields.first(Input)
+        field.focus()
+        field.insert_text_at_cursor(event.character)
+        event.stop()
+        event.prevent_default()
+
+
+class Pending(TypeAhead, ModalScreen[None]):
     """From the key press until the plan is made, or the refusal if it is not."""
 
     BINDINGS = [Binding("escape", "close", "close"), Binding("enter", "hold", show=False)]
@@ -42,7 +66,8 @@ class Pending(ModalScreen[None]):
             yield Static(what, id="plan-title")
             yield Static(Text("planning … (nothing is written until you confirm)", style="italic"),
                          id="plan-status")
-            yield Input(placeholder="reason (required, goes into the audit log)", id="reason")
+            yield Input(placeholder="reason (required, goes into the audit log)", id="reason",
+                        select_on_focus=False)
 
     def on_mount(self) -> None:
         self.query_one("#reason", Input).focus()
@@ -71,7 +96,7 @@ class Pending(ModalScreen[None]):
         self.dismiss(None)
 
 
-class ActionDialog(ModalScreen[object]):
+class ActionDialog(TypeAhead, ModalScreen[object]):
     """A reviewed plan, confirmed with a reason; subclasses draw the plan and check the
     confirmation. The app applies it (`app.apply_plan`) and calls `failed` or `done`."""
 

@@ -17,6 +17,8 @@ from .dialog import ActionDialog
 class EraseModal(ActionDialog):
     """Closes with the applied plan (its certificate) once the confirmation matches, or None."""
 
+    start_field = "#confirm-text"
+
     def __init__(self, plan, hidden: int = 0, **kw):
         super().__init__(plan, hidden, **kw)
         self.expected = plan.request.subject if plan.request.subject is not None else str(len(plan.erased))
@@ -45,8 +47,10 @@ class EraseModal(ActionDialog):
             yield Static(title)
             yield Static(body)
             yield from self.status_line()
-            yield Input(value=self.typed, placeholder=f"type {what} to confirm", id="confirm-text")
-            yield Input(placeholder="reason (a ticket id; never the subject)", id="reason")
+            yield Input(value=self.typed, placeholder=f"type {what} to confirm", id="confirm-text",
+                        select_on_focus=False)
+            yield Input(placeholder="reason (a ticket id; never the subject)", id="reason",
+                        select_on_focus=False)
             with Horizontal(id="plan-buttons"):
                 yield Button("erase (ctrl+y)", variant="error", id="confirm")
                 yield Button("cancel (esc)", id="cancel")

@@ -115,7 +115,7 @@ class PlanModal(ActionDialog):
                     yield Static(diff_table(plan, self.context.get("secret", set())))
             yield from self.status_line()
             yield Input(value=self.typed, placeholder="reason (required, goes into the audit log)",
-                        id="reason")
+                        id="reason", select_on_focus=False)
             with Horizontal(id="plan-buttons"):
                 yield Button(f"{plan.request.action} (ctrl+y)",
                              variant="error" if plan.action.irreversible or loud else "primary",
