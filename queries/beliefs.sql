@@ -82,6 +82,18 @@ WITH RECURSIVE up(memory_id) AS (
 )
 SELECT memory_id FROM up
 
+-- name: focus_ids_fill_cited
+-- focus_ids_fill walking version_cites instead of every version's justification (a belief
+-- patch, which holds the store's lock, brings version_cites up to date first).
+INSERT INTO focus_ids
+WITH RECURSIVE up(memory_id) AS (
+    SELECT DISTINCT memory_id FROM versions
+    WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+    UNION
+    SELECT c.dst FROM version_cites c JOIN up ON c.src = up.memory_id
+)
+SELECT memory_id FROM up
+
 -- name: judged_materialize_focus
 -- `judged` for the focus keys only (their entries and what those rest on), as of $tk.
 CREATE OR REPLACE TABLE judged AS
@@ -94,18 +106,25 @@ SELECT DISTINCT memory_id FROM versions
 WHERE ("at" > $since AND "at" <= $tk) OR (observed_at > $since AND observed_at <= $tk)
    OR (valid_from > $since AND valid_from <= $tk) OR (valid_to > $since AND valid_to <= $tk)
 
+-- name: cites_update
+-- The citations of the versions loaded since version_cites was last brought up to date
+-- (versions lie in seq order, so the seq filter skips what was read before).
+INSERT INTO version_cites
+SELECT DISTINCT memory_id, unnest(justification) FROM versions
+WHERE seq > (SELECT seq FROM version_cites_seq) AND len(justification) > 0
+
+-- name: cites_update_seq
+UPDATE version_cites_seq SET seq = (SELECT coalesce(max(seq), 0) FROM versions)
+
 -- name: focus_keys_of_ids
 -- The keys of $ids and of every entry resting on them, transitively, by the justification of
 -- any of their versions (so whatever a later or earlier version cites): the keys whose
 -- beliefs changes to $ids can change.
 INSERT INTO focus_keys
-WITH RECURSIVE cites AS (
-    SELECT DISTINCT memory_id AS src, unnest(justification) AS dst
-    FROM versions WHERE len(justification) > 0
-), down(memory_id) AS (
+WITH RECURSIVE down(memory_id) AS (
     SELECT unnest($ids::VARCHAR[])
     UNION
-    SELECT c.src FROM down JOIN cites c ON c.dst = down.memory_id
+    SELECT c.src FROM down JOIN version_cites c ON c.dst = down.memory_id
 )
 SELECT DISTINCT entity, attribute FROM versions
 WHERE memory_id IN (SELECT memory_id FROM down) AND entity IS NOT NULL
@@ -122,15 +141,58 @@ INSERT INTO judged
 SELECT * FROM judged_at_focus($tk)
 WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
 
--- name: beliefs_patch
--- The belief table with the rows of the focus keys replaced, position-numbered again.
-CREATE OR REPLACE TABLE beliefs AS
-SELECT row_number() OVER (ORDER BY entity, attribute, scope) AS pos, * FROM (
-    SELECT * EXCLUDE (pos) FROM beliefs
-    WHERE (entity, attribute) NOT IN (SELECT (entity, attribute) FROM focus_keys)
-    UNION ALL
-    SELECT * FROM beliefs_in($tk, $tv, $ctx, true)
+-- name: beliefs_patch_rows
+-- The focus keys' rows of the belief table as of now (the patch puts them in place).
+CREATE OR REPLACE TABLE patch_rows AS
+SELECT * FROM beliefs_in($tk, $tv, $ctx, true)
+
+-- name: beliefs_patch_plan
+-- Per focus key, before the belief table changes: how many rows precede the key's
+-- (before_n: its first pos - 1, or for a key with no row the rows of smaller keys), and how
+-- many rows it gains (delta). A key's rows are contiguous in the table's (entity, attribute,
+-- scope) order, so a row that is not a focus key's moves by the delta of every focus key
+-- before it, and a focus key's rows start at new_first. Keys that tie on before_n (keys with
+-- no row, side by side) are in key order, as the table is.
+CREATE OR REPLACE TABLE patch_plan AS
+SELECT *, before_n + 1 + coalesce(sum(delta) OVER (ORDER BY before_n, entity, attribute
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS new_first
+FROM (
+    SELECT k.entity, k.attribute, coalesce(n.n, 0) - coalesce(o.n, 0) AS delta,
+        coalesce(o.first_pos - 1, (SELECT count(*) FROM beliefs b
+                                   WHERE (b.entity, b.attribute) < (k.entity, k.attribute))) AS before_n
+    FROM (SELECT DISTINCT entity, attribute FROM focus_keys) k
+    LEFT JOIN (SELECT entity, attribute, min(pos) AS first_pos, count(*) AS n FROM beliefs
+               WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+               GROUP BY entity, attribute) o
+        ON o.entity = k.entity AND o.attribute = k.attribute
+    LEFT JOIN (SELECT entity, attribute, count(*) AS n FROM patch_rows GROUP BY entity, attribute) n
+        ON n.entity = k.entity AND n.attribute = k.attribute
 )
+
+-- name: patch_shift_ranges
+-- The moves of patch_plan as ranges of old positions: a row at old pos p with lo < p <= hi
+-- moves by shift (a row before every focus key does not move).
+CREATE OR REPLACE TABLE patch_shift AS
+SELECT before_n AS lo,
+    coalesce(lead(before_n) OVER w, 9223372036854775807) AS hi,
+    sum(delta) OVER (w ROWS UNBOUNDED PRECEDING) AS shift
+FROM patch_plan
+WINDOW w AS (ORDER BY before_n, entity, attribute)
+
+-- name: beliefs_patch_forget
+DELETE FROM beliefs WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+
+-- name: beliefs_patch_shift
+UPDATE beliefs SET pos = pos + s.shift
+FROM patch_shift s
+WHERE s.shift <> 0 AND beliefs.pos > s.lo AND beliefs.pos <= s.hi
+
+-- name: beliefs_patch_take
+-- The focus keys' new rows, numbered from where their key now starts.
+INSERT INTO beliefs
+SELECT p.new_first + row_number() OVER (PARTITION BY r.entity, r.attribute ORDER BY r.scope) - 1
+           AS pos, r.*
+FROM patch_rows r JOIN patch_plan p ON p.entity = r.entity AND p.attribute = r.attribute
 
 -- name: beliefs_focus
 -- The store-wide beliefs of the focus keys, from the judged entries (for a plan's belief diff).

@@ -119,6 +119,16 @@ INSERT INTO view_scope VALUES ($scope)
 -- Keys a plan may change; beliefs_in(…, true) looks only at these.
 CREATE TABLE IF NOT EXISTS focus_keys (entity VARCHAR, attribute VARCHAR)
 
+-- name: cites_create
+-- Every citation of every loaded version (src cites dst), brought up to the loaded versions
+-- before a belief patch walks it (cites_update): the walk then reads this small table, not
+-- every version's justification again.
+CREATE TABLE IF NOT EXISTS version_cites (src VARCHAR, dst VARCHAR)
+
+-- name: cites_seq_create
+-- The last seq whose version's citations are in version_cites.
+CREATE TABLE IF NOT EXISTS version_cites_seq AS SELECT 0::BIGINT AS seq
+
 -- name: focus_ids_create
 -- The entries judging the focus keys needs (focus_ids_fill).
 CREATE TABLE IF NOT EXISTS focus_ids (memory_id VARCHAR)
@@ -163,6 +173,12 @@ DELETE FROM known_new
 
 -- name: clear_touched
 DELETE FROM touched
+
+-- name: clear_cites
+DELETE FROM version_cites
+
+-- name: clear_cites_seq
+UPDATE version_cites_seq SET seq = 0
 
 -- name: view_meta_read
 -- The persistent view's record of the log it read (view.py).

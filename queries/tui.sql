@@ -8,7 +8,12 @@
 -- (lower-cased once here, so a keystroke is one contains() scan), source_class what the
 -- Overview narrows the rows to.
 -- sensitivity and held_reason come along so that a secret's value is shown masked.
-CREATE OR REPLACE TABLE tui_all AS
+CREATE OR REPLACE TABLE tui_all AS SELECT * FROM tui_all_rows(false)
+
+-- name: tui_beliefs_source
+-- What each row of tui_all holds: tui_all_rows(false) every row (tui_beliefs_all),
+-- tui_all_rows(true) the focus keys' rows, reading only their entries (a patch).
+CREATE OR REPLACE MACRO tui_all_rows(focus) AS TABLE
 SELECT b.pos - 1 AS vpos,
     b.memory_id || chr(31) || b.scope AS row_key,
     list_concat(b.markers, CASE WHEN len(b.overridden_in) > 0 THEN ['overridden'] ELSE [] END,
@@ -17,7 +22,28 @@ SELECT b.pos - 1 AS vpos,
                     b.belief_scope)) AS haystack,
     split_part(b.source, ':', 1) AS source_class,
     b.*, e.sensitivity, e.held_reason
-FROM beliefs b LEFT JOIN entries e ON e.memory_id = b.memory_id
+FROM (SELECT * FROM beliefs
+      WHERE NOT focus OR (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)) b
+LEFT JOIN (SELECT memory_id, sensitivity, held_reason FROM entries
+           WHERE NOT focus OR memory_id IN (
+               SELECT memory_id FROM beliefs
+               WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys))) e
+    ON e.memory_id = b.memory_id
+
+-- name: tui_beliefs_patch_forget
+-- After a belief patch (beliefs.patch: focus_keys, and patch_shift, which says how the rows of
+-- other keys move): tui_all brought to what tui_beliefs_all would build, in place.
+DELETE FROM tui_all WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+
+-- name: tui_beliefs_patch_shift
+-- patch_shift's ranges are of 1-based positions (the belief table's pos, copied = vpos + 1).
+UPDATE tui_all SET vpos = vpos + s.shift, pos = pos + s.shift
+FROM patch_shift s
+WHERE s.shift <> 0 AND tui_all.vpos >= s.lo AND tui_all.vpos < s.hi
+
+-- name: tui_beliefs_patch_take
+INSERT INTO tui_all
+SELECT * FROM tui_all_rows(true)
 
 -- name: tui_beliefs_filtered
 -- The rows whose key, value, source, id or scope contain the filter text, renumbered from 0.
@@ -42,35 +68,112 @@ SELECT vpos FROM tui_beliefs WHERE memory_id = $id ORDER BY (scope = $scope) DES
 SELECT o.vpos FROM tui_order o JOIN tui_beliefs r ON r.vpos = o.src
 WHERE o.screen = 'beliefs' AND r.memory_id = $id ORDER BY (r.scope = $scope) DESC, o.vpos LIMIT 1
 
+-- name: tui_changed_ids
+-- The entries the events taken since the last build changed (their status may have changed:
+-- the Review and Quarantine rows are patched from these).
+CREATE OR REPLACE TABLE tui_changed AS SELECT unnest($ids::VARCHAR[]) AS memory_id
+
+-- name: tui_held_source
+-- The Review screen's rows (the held queue; hold_reason is the reason the hold event gives,
+-- importers write one): of every entry, or (changed) only of those in tui_changed.
+CREATE OR REPLACE MACRO tui_held_of(changed) AS TABLE
+SELECT seq, memory_id, held_reason, entity, attribute, value, source, scope, observed_at,
+    "at" AS held_at, actor, sensitivity, layer, reason AS hold_reason
+FROM entries
+WHERE status = 'held' AND (NOT changed OR memory_id IN (SELECT memory_id FROM tui_changed))
+
+-- name: tui_quarantine_source
+-- The Quarantine screen's rows (with the batch, operator, time and reason of the event that
+-- quarantined them, and the source, which the Overview narrows to), as tui_held_source.
+CREATE OR REPLACE MACRO tui_quarantine_of(changed) AS TABLE
+SELECT seq, memory_id, entity, attribute, value, scope, batch, actor, "at" AS quarantined_at,
+    reason, sensitivity, held_reason, source
+FROM entries
+WHERE status = 'quarantined' AND (NOT changed OR memory_id IN (SELECT memory_id FROM tui_changed))
+
 -- name: tui_held_rows
 -- The Review screen: the held queue, oldest hold first, numbered from 0.
--- hold_reason is the reason the hold event gives (importers write one), if any.
 CREATE OR REPLACE TABLE tui_held AS
-SELECT row_number() OVER (ORDER BY seq) - 1 AS vpos, memory_id, held_reason, entity, attribute,
-    value, source, scope, observed_at, "at" AS held_at, actor, sensitivity, layer,
-    reason AS hold_reason
-FROM entries WHERE status = 'held'
+SELECT row_number() OVER (ORDER BY seq) - 1 AS vpos, * FROM tui_held_of(false)
+
+-- name: tui_held_patch
+-- The same after events: the rows of entries they did not change, and the changed entries
+-- that are held now, numbered again (the queue is small; the entries are not read again).
+CREATE OR REPLACE TABLE tui_held AS
+SELECT row_number() OVER (ORDER BY seq) - 1 AS vpos, * FROM (
+    SELECT * EXCLUDE (vpos) FROM tui_held WHERE memory_id NOT IN (SELECT memory_id FROM tui_changed)
+    UNION ALL
+    SELECT * FROM tui_held_of(true))
 
 -- name: tui_quarantine_rows
--- The Quarantine screen: quarantined entries with the batch, operator, time and reason of the
--- event that quarantined them, newest first (and the source, which the Overview narrows to).
+-- The Quarantine screen: quarantined entries, newest first, numbered from 0.
 CREATE OR REPLACE TABLE tui_quarantine AS
-SELECT row_number() OVER (ORDER BY seq DESC) - 1 AS vpos, memory_id, entity, attribute, value,
-    scope, batch, actor, "at" AS quarantined_at, reason, sensitivity, held_reason, source
-FROM entries WHERE status = 'quarantined'
+SELECT row_number() OVER (ORDER BY seq DESC) - 1 AS vpos, * FROM tui_quarantine_of(false)
+
+-- name: tui_quarantine_patch
+CREATE OR REPLACE TABLE tui_quarantine AS
+SELECT row_number() OVER (ORDER BY seq DESC) - 1 AS vpos, * FROM (
+    SELECT * EXCLUDE (vpos) FROM tui_quarantine
+    WHERE memory_id NOT IN (SELECT memory_id FROM tui_changed)
+    UNION ALL
+    SELECT * FROM tui_quarantine_of(true))
+
+-- name: tui_conflict_source
+-- The Conflicts screen: one row per marker of the view's beliefs (unnumbered).
+CREATE OR REPLACE VIEW tui_conflict_source AS
+SELECT m.memory_id || chr(31) || m.scope || chr(31) || m.marker AS row_key,
+    m.scope, m.entity, m.attribute, m.marker, m.memory_id,
+    CASE m.marker WHEN 'contested' THEN m.contested_ids WHEN 'claim_disagrees' THEN m.claim_ids
+         WHEN 'inference_disagrees' THEN m.inference_ids ELSE m.vetoed_ids END AS causes,
+    m.value, e.sensitivity, e.held_reason
+FROM (SELECT *, unnest(markers) AS marker FROM beliefs) m
+LEFT JOIN entries e ON e.memory_id = m.memory_id
 
 -- name: tui_conflict_rows
--- The Conflicts screen: one row per marker of the view's beliefs.
+-- The Conflicts screen's rows, numbered from 0 in key, scope and marker order.
 CREATE OR REPLACE TABLE tui_conflicts AS
-SELECT row_number() OVER (ORDER BY entity, attribute, scope, marker) - 1 AS vpos,
-    memory_id || chr(31) || scope || chr(31) || marker AS row_key, * FROM (
-    SELECT m.scope, m.entity, m.attribute, m.marker, m.memory_id,
-        CASE m.marker WHEN 'contested' THEN m.contested_ids WHEN 'claim_disagrees' THEN m.claim_ids
-             WHEN 'inference_disagrees' THEN m.inference_ids ELSE m.vetoed_ids END AS causes,
-        m.value, e.sensitivity, e.held_reason
-    FROM (SELECT *, unnest(markers) AS marker FROM beliefs) m
-    LEFT JOIN entries e ON e.memory_id = m.memory_id
+SELECT row_number() OVER (ORDER BY entity, attribute, scope, marker) - 1 AS vpos, *
+FROM tui_conflict_source
+
+-- name: tui_conflict_patch_plan
+-- After a belief patch, before tui_conflicts changes: per focus key, how many rows precede
+-- its rows (before_n: its first vpos, or for a key with none the rows of smaller keys) and
+-- how many it gains (delta); its rows start at new_first. As beliefs_patch_plan, 0-based.
+CREATE OR REPLACE TABLE conflict_plan AS
+SELECT *, before_n + coalesce(sum(delta) OVER (ORDER BY before_n, entity, attribute
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS new_first
+FROM (
+    SELECT k.entity, k.attribute, coalesce(n.n, 0) - coalesce(o.n, 0) AS delta,
+        coalesce(o.first_vpos, (SELECT count(*) FROM tui_conflicts c
+                                WHERE (c.entity, c.attribute) < (k.entity, k.attribute))) AS before_n
+    FROM (SELECT DISTINCT entity, attribute FROM focus_keys) k
+    LEFT JOIN (SELECT entity, attribute, min(vpos) AS first_vpos, count(*) AS n FROM tui_conflicts
+               WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+               GROUP BY entity, attribute) o
+        ON o.entity = k.entity AND o.attribute = k.attribute
+    LEFT JOIN (SELECT entity, attribute, count(*) AS n FROM tui_conflict_source
+               WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+               GROUP BY entity, attribute) n
+        ON n.entity = k.entity AND n.attribute = k.attribute
 )
+
+-- name: tui_conflict_patch_forget
+DELETE FROM tui_conflicts WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+
+-- name: tui_conflict_patch_shift
+-- A row at old vpos v with before_n <= v of a focus key lies after that key's rows.
+UPDATE tui_conflicts SET vpos = vpos + s.shift
+FROM (SELECT before_n AS lo,
+          coalesce(lead(before_n) OVER w, 9223372036854775807) AS hi,
+          sum(delta) OVER (w ROWS UNBOUNDED PRECEDING) AS shift
+      FROM conflict_plan WINDOW w AS (ORDER BY before_n, entity, attribute)) s
+WHERE s.shift <> 0 AND tui_conflicts.vpos >= s.lo AND tui_conflicts.vpos < s.hi
+
+-- name: tui_conflict_patch_take
+INSERT INTO tui_conflicts
+SELECT p.new_first + row_number() OVER (PARTITION BY c.entity, c.attribute
+                                        ORDER BY c.scope, c.marker) - 1 AS vpos, c.*
+FROM tui_conflict_source c JOIN conflict_plan p ON p.entity = c.entity AND p.attribute = c.attribute
 
 -- name: tui_log_view
 -- The Audit screen: the log in seq order (seq 1 is vpos 0), a view over the loaded versions.

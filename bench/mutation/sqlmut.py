@@ -144,6 +144,8 @@ CMP = {"<=": "<", "<": "<=", ">=": ">", ">": ">=", "=": "<>", "<>": "=", "!=": "
 def _comparisons(masked, body):
     for m in re.finditer(r"->>|->|=>|:=|<=|>=|<>|!=|<|>|=", masked):
         token = m.group()
+        if token == "=" and re.search(r"\bSET\s+\w+\s*$", masked[:m.start()], re.I):
+            continue                       # an assignment (UPDATE … SET x = …), not a comparison
         if token in CMP:
             yield "cmp", m.start(), token, CMP[token]
 

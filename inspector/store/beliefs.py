@@ -70,14 +70,35 @@ def judge_keys(con: duckdb.DuckDBPyConnection, tk: datetime, keys: list[tuple[st
     con.execute(sql("judged_materialize_focus"), {"tk": tk})
 
 
-def _fill_focus_ids(con: duckdb.DuckDBPyConnection) -> None:
-    """The entries judging the focus keys needs (their own and what they rest on)."""
+def focus_keys_of(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
+    """focus_keys := the keys of `ids` and of every entry resting on them."""
+    _update_cites(con)
+    con.execute(sql("focus_keys_clear"))
+    con.execute(sql("focus_keys_of_ids"), {"ids": ids})
+
+
+def _update_cites(con: duckdb.DuckDBPyConnection) -> None:
+    """version_cites (the citations of every loaded version, which the walks up and down the
+    justifications read) brought up to the loaded versions."""
+    con.execute(sql("cites_update"))
+    con.execute(sql("cites_update_seq"))
+
+
+def _fill_focus_ids(con: duckdb.DuckDBPyConnection, cited: bool = False) -> None:
+    """The entries judging the focus keys needs (their own and what they rest on); `cited`:
+    walk version_cites (up to date: a patch), else every version's justification (a reader
+    that must not write shared tables)."""
     con.execute(sql("focus_ids_clear"))
-    con.execute(sql("focus_ids_fill"))
+    con.execute(sql("focus_ids_fill_cited" if cited else "focus_ids_fill"))
 
 
 # A patch touching more keys than this rebuilds the view instead (as fast, and simpler).
 PATCH_MAX_KEYS = 20_000
+# After the focus keys' new rows (patch_rows): the plan of what moves, then the table patched
+# in place (the rows of other keys keep their place or move by a shift; nothing is copied).
+# The plan (patch_plan, patch_shift) stays for the TUI, whose Beliefs rows move the same way.
+PATCH_STATEMENTS = ("beliefs_patch_plan", "patch_shift_ranges", "beliefs_patch_forget",
+                    "beliefs_patch_shift", "beliefs_patch_take")
 
 
 def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
@@ -93,15 +114,16 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
     crossing = [i for (i,) in con.execute(sql("changed_between"), {"since": since, "tk": tk}).fetchall()]
     con.execute("BEGIN")
     try:
-        con.execute(sql("focus_keys_clear"))
-        con.execute(sql("focus_keys_of_ids"), {"ids": sorted({*changed, *crossing})})
+        focus_keys_of(con, sorted({*changed, *crossing}))
         if con.execute(sql("focus_keys_count")).fetchone()[0] > PATCH_MAX_KEYS:
             con.execute("ROLLBACK")
             return None
-        _fill_focus_ids(con)
+        _fill_focus_ids(con, cited=True)
         con.execute(sql("judged_patch_forget"))
         con.execute(sql("judged_patch_take"), {"tk": tk})
-        con.execute(sql("beliefs_patch"), {"tk": tk, "tv": tv, "ctx": spec.context})
+        con.execute(sql("beliefs_patch_rows"), {"tk": tk, "tv": tv, "ctx": spec.context})
+        for name in PATCH_STATEMENTS:
+            con.execute(sql(name))
         count = con.execute(sql("beliefs_count")).fetchone()[0]
         con.execute("COMMIT")
     except BaseException:

@@ -37,7 +37,8 @@ OVERLAYS = ("overlay_versions", "overlay_entries", "overlay_edges", "overlay_kno
 WHOLE = ("whole_entries", "whole_versions", "whole_edges")
 SCOPED = ("scoped_entries", "scoped_versions", "scoped_edges")
 SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create",
-         "touched_create", "scope_create", "base_attach_empty", *EMPTY_BASE, *OVERLAYS)
+         "touched_create", "scope_create", "cites_create", "cites_seq_create", "base_attach_empty",
+         *EMPTY_BASE, *OVERLAYS)
 MACROS = ("focus_keys_create", "focus_ids_create", "focus_versions_create", "macro_visible",
           "macro_state_at", "macro_support_at", "macro_judged_at", "judged_create",
           "macro_pre_reason", "macro_beliefs_in", "macro_load_checks")
@@ -56,7 +57,8 @@ MACROS_FOCUSED = (
 SOURCE_RE = r"(%s):[^/\s]+(/.*)?" % "|".join(SOURCE_CLASSES)
 SETTINGS = ("set_utc", "no_progress_bar")
 SCRATCH = ("drop_raw", "drop_staged", "drop_raw_file", "drop_raw_parsed", "drop_raw_lines")
-CLEAR = ("clear_versions", "clear_entries", "clear_edges", "clear_known_ids", "clear_touched")
+CLEAR = ("clear_versions", "clear_entries", "clear_edges", "clear_known_ids", "clear_touched",
+         "clear_cites", "clear_cites_seq")
 CONNECTION = {
     "threads": os.cpu_count() or 2,
     # Never spill to disk: a spill file (default ./.tmp) would hold personal data that no

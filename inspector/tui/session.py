@@ -79,6 +79,7 @@ class Session:
         self.store = Store(self.path, scope=self.scope)
         with self.store.lock:
             self.store.con.execute(sql("tui_order_create"))
+            self.store.con.execute(sql("tui_changed_ids"), {"ids": []})
         return self.store
 
     def index(self) -> None:
@@ -133,17 +134,21 @@ class Session:
         with self.store.lock, self.reader() as cur:
             changed = [i for (i,) in cur.execute(sql("ids_since_seq"), {"seq": built[2]}).fetchall()]
             count = beliefs.patch(cur, spec, built[0].moment.tk, changed)
+            cur.execute(sql("tui_changed_ids"), {"ids": changed})
             if count is None:
                 beliefs.materialize(cur, spec)
             self.spec = spec
             self._built = (spec, self.store.generation, self.store.state.seq)
-            return self._rows_of_screens(cur)
+            return self._rows_of_screens(cur, patched=count is not None)
 
-    def _rows_of_screens(self, cur) -> int:
-        """Every screen's rows (each spec names its statements); the caller holds the lock."""
+    def _rows_of_screens(self, cur, patched: bool = False) -> int:
+        """Every screen's rows (each spec names its statements; after a belief patch, the
+        statements that patch its rows where it has them); the caller holds the lock."""
         from .screens import specs
+        scoped = self.scope is not None
         for screen in specs():
-            for name in screen.rebuild_statements(self.scope is not None):
+            names = screen.patch_statements(scoped) if patched else screen.rebuild_statements(scoped)
+            for name in names:
                 cur.execute(sql(name))
         return self._filter(cur)
 

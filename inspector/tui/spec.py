@@ -18,6 +18,8 @@ class ScreenSpec:
     table: str | None = None              # the vpos-numbered table (or view) its rows page from
     rows: tuple[str, ...] = ()            # statements that rebuild `table` when the view changes
     scoped_rows: tuple[str, ...] | None = None   # instead of `rows` under --scope (None: same)
+    patch_rows: tuple[str, ...] | None = None    # instead of `rows` after a belief patch, which
+                                          # changed only the focus keys' rows (None: `rows`)
     count: bool = False                   # the tab shows how many rows `table` holds
     actions: tuple[str, ...] = ()         # registry actions offered here
     visible: str = "tui_visible"          # statement: which of $ids the table shows ($table)
@@ -27,6 +29,9 @@ class ScreenSpec:
 
     def rebuild_statements(self, scoped: bool) -> tuple[str, ...]:
         return self.scoped_rows if scoped and self.scoped_rows is not None else self.rows
+
+    def patch_statements(self, scoped: bool) -> tuple[str, ...]:
+        return self.patch_rows if self.patch_rows is not None else self.rebuild_statements(scoped)
 
 
 @dataclass

@@ -82,8 +82,7 @@ def cited(tmp_path):
 
 
 def keys_of(con, ids):
-    con.execute(sql("focus_keys_clear"))
-    con.execute(sql("focus_keys_of_ids"), {"ids": ids})
+    B.focus_keys_of(con, ids)
     count = con.execute(sql("focus_keys_count")).fetchone()[0]
     return count, sorted(con.execute("SELECT entity, attribute FROM focus_keys").fetchall())
 

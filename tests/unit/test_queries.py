@@ -55,7 +55,14 @@ DYNAMIC = {
     "index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
     "index_known_ids_id",
     "tui_beliefs_all", "tui_held_rows", "tui_quarantine_rows", "tui_conflict_rows",
+    "tui_held_source", "tui_held_patch", "tui_quarantine_source", "tui_quarantine_patch",
+    "cites_create", "cites_seq_create", "clear_cites", "clear_cites_seq",
     "tui_log_view", "tui_log_rows", "tui_visible", "tui_visible_with_causes",
+    "beliefs_patch_plan", "patch_shift_ranges", "beliefs_patch_forget", "beliefs_patch_shift",
+    "beliefs_patch_take", "tui_beliefs_source", "tui_beliefs_patch_forget",
+    "tui_beliefs_patch_shift", "tui_beliefs_patch_take", "tui_conflict_source",
+    "tui_conflict_patch_plan", "tui_conflict_patch_forget", "tui_conflict_patch_shift",
+    "tui_conflict_patch_take",
 }
 
 
@@ -159,8 +166,10 @@ def view(con, ctx: str | None = None) -> None:
     """The belief view at T and every TUI table built from it (what rebuild_view runs)."""
     con.execute(sql("judged_materialize"), {"tk": T})
     con.execute(sql("beliefs_materialize"), {"tk": T, "tv": T, "ctx": ctx})
-    for name in ("tui_beliefs_all", "tui_held_rows", "tui_quarantine_rows", "tui_conflict_rows",
-                 "tui_log_view", "tui_beliefs_unfiltered"):
+    con.execute(sql("tui_changed_ids"), {"ids": []})
+    for name in ("tui_beliefs_source", "tui_beliefs_all", "tui_held_source", "tui_held_rows",
+                 "tui_quarantine_source", "tui_quarantine_rows",
+                 "tui_conflict_source", "tui_conflict_rows", "tui_log_view", "tui_beliefs_unfiltered"):
         con.execute(sql(name))
 
 
@@ -226,7 +235,8 @@ def test_a_loaded_store_has_its_tables_and_no_scratch(bc):
         ("base", "versions", 12), ("base", "view_meta", 1),
         ("memory", "edges_new", 0), ("memory", "entries_new", 0), ("memory", "focus_ids", 0),
         ("memory", "focus_keys", 0), ("memory", "judged", 0), ("memory", "known_new", 0),
-        ("memory", "touched", 0), ("memory", "versions_new", 0), ("memory", "view_scope", 0)]
+        ("memory", "touched", 0), ("memory", "version_cites", 0), ("memory", "version_cites_seq", 1),
+        ("memory", "versions_new", 0), ("memory", "view_scope", 0)]
     assert table(con, "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1") == [
         ("all_edges",), ("all_entries",), ("all_versions",), ("edges",), ("entries",),
         ("focus_versions",), ("known_ids",), ("versions",)]

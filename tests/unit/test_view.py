@@ -387,6 +387,118 @@ def test_a_belief_patch_equals_a_rebuild(tmp_path_factory, data, context):
     s.close()
 
 
+TUI_TABLES = ("beliefs", "tui_all", "tui_conflicts", "tui_held", "tui_quarantine")
+
+
+def tui_tables(con) -> dict[str, list[tuple]]:
+    return {name: table_rows(con, name) for name in TUI_TABLES}
+
+
+@settings(max_examples=EXAMPLES * 3, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data(), context=st.sampled_from([None, "tenant:a/user:1"]))
+def test_the_tui_rows_after_a_patch_equal_a_rebuild(tmp_path_factory, data, context):
+    """The live path (Session.take_appended: beliefs.patch, then each screen's rows patched in
+    place) leaves every screen table, positions included, as a full rebuild builds it."""
+    from inspector.tui.session import Session
+    first = data.draw(timed_entries("M", data.draw(st.integers(2, 8)), []))
+    root = write_store(tmp_path_factory.mktemp("tuipatch") / "s",
+                       [("2025-01-01T00:00:00Z", "write", e) for e in first])
+    session = Session(root)
+    session.open()
+    session.set_view(context, None, None)
+    session.rebuild_view()
+    later = data.draw(timed_entries("N", data.draw(st.integers(0, 4)), [e["id"] for e in first]))
+    for e in data.draw(st.lists(st.sampled_from(first), max_size=3, unique_by=lambda e: e["id"])):
+        later.append({**e, "status": data.draw(st.sampled_from(["active", "quarantined", "held"])),
+                      "value": data.draw(st.sampled_from(["x", "z"])),
+                      "scope": data.draw(st.sampled_from([e["scope"], *SCOPES]))})
+    drafts = [event_draft("write" if e["id"].startswith("N") else "update", e["id"], "agent:9",
+                          after=e) for e in later]
+    with LogWriter(session.store.paths) as writer:
+        writer.append(drafts)
+    session.store.refresh()
+    con = session.store.con
+    session.take_appended()
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'patch_plan'"
+                       ).fetchone() == (1,), "the live path rebuilt instead of patching"
+    patched = tui_tables(con)
+    session.rebuild_view()
+    rebuilt = tui_tables(con)
+    for name in TUI_TABLES:
+        assert [r for r in patched[name] if r not in rebuilt[name]] == \
+            [r for r in rebuilt[name] if r not in patched[name]], name
+    session.store.close()
+
+
+def test_a_patch_moves_the_rows_of_other_keys_and_places_new_keys_between_them(tmp_path):
+    """Keys a < c < e believed; then b and d appear (new keys between), c gains a scope and e
+    loses its only belief: rows after each change move, new rows land in key order."""
+    from inspector.tui.session import Session
+    root = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("A", entity="a", attribute="k")),
+        ("2025-01-01T00:00:00Z", "write", entry("C", entity="c", attribute="k")),
+        ("2025-01-01T00:00:00Z", "write", entry("E", entity="e", attribute="k")),
+        ("2025-01-01T00:00:00Z", "write", entry("F", entity="f", attribute="k"))])
+    session = Session(root)
+    session.open()
+    session.rebuild_view()
+    with LogWriter(session.store.paths) as writer:
+        writer.append([
+            event_draft("write", "B", "agent:9", after=entry("B", entity="b", attribute="k")),
+            event_draft("write", "D1", "agent:9", after=entry("D1", entity="d", attribute="k")),
+            event_draft("write", "D2", "agent:9", after=entry("D2", entity="d", attribute="j")),
+            event_draft("write", "C2", "agent:9", after=entry("C2", entity="c", attribute="k",
+                                                              scope="tenant:a")),
+            event_draft("quarantine", "E", "operator:o",
+                        after={**entry("E", entity="e", attribute="k"), "status": "quarantined"})])
+    session.store.refresh()
+    session.take_appended()
+    rows = session.store.con.execute("SELECT vpos, memory_id FROM tui_all ORDER BY vpos").fetchall()
+    assert rows == [(0, "A"), (1, "B"), (2, "C"), (3, "C2"), (4, "D2"), (5, "D1"), (6, "F")]
+    assert session.store.con.execute("SELECT pos, memory_id FROM beliefs ORDER BY pos").fetchall() \
+        == [(p + 1, m) for p, m in rows]
+    session.store.close()
+
+
+def test_a_patch_moves_the_conflict_rows_after_a_new_contested_key(tmp_path):
+    """Keys a and f are contested; then b becomes contested (f's Conflicts row moves down, b's
+    lands between), then a stops being contested (one side quarantined: f's row moves up), each
+    as a rebuild numbers them."""
+    from inspector.tui.session import Session
+    contest = lambda i, e, v: entry(i, entity=e, attribute="k", value=v,  # noqa: E731
+                                    source="tool:" + i)
+    root = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", contest("A1", "a", "x")),
+        ("2025-01-01T00:00:00Z", "write", contest("A2", "a", "y")),
+        ("2025-01-01T00:00:00Z", "write", contest("F1", "f", "x")),
+        ("2025-01-01T00:00:00Z", "write", contest("F2", "f", "y"))])
+    session = Session(root)
+    session.open()
+    session.rebuild_view()
+    con = session.store.con
+    conflicts = lambda: con.execute("SELECT vpos, entity, marker FROM tui_conflicts "  # noqa: E731
+                                    "ORDER BY vpos").fetchall()
+    assert conflicts() == [(0, "a", "contested"), (1, "f", "contested")]
+    steps = [([event_draft("write", "B1", "agent:9", after=contest("B1", "b", "x")),
+               event_draft("write", "B2", "agent:9", after=contest("B2", "b", "y")),
+               event_draft("write", "C1", "agent:9", after=contest("C1", "c", "x"))],
+              [(0, "a", "contested"), (1, "b", "contested"), (2, "f", "contested")]),
+             ([event_draft("quarantine", "A2", "operator:o",
+                           after={**contest("A2", "a", "y"), "status": "quarantined"})],
+              [(0, "b", "contested"), (1, "f", "contested")])]
+    for drafts, expected in steps:
+        with LogWriter(session.store.paths) as writer:
+            writer.append(drafts)
+        session.store.refresh()
+        session.take_appended()
+        assert conflicts() == expected
+        patched = tui_tables(con)
+        session.rebuild_view()
+        assert patched == tui_tables(con)
+    session.store.close()
+
+
 def test_a_patch_judges_again_what_rests_on_a_changed_entry(tmp_path):
     from datetime import datetime, timezone
     from inspector.store import beliefs

@@ -62,7 +62,9 @@ def belief_columns() -> list[Column]:
 
 
 @screen(ScreenSpec(
-    "beliefs", "Beliefs", 1, table="tui_beliefs", rows=("tui_beliefs_all",),
+    "beliefs", "Beliefs", 1, table="tui_beliefs", rows=("tui_beliefs_source", "tui_beliefs_all"),
+    patch_rows=("tui_beliefs_source", "tui_beliefs_patch_forget", "tui_beliefs_patch_shift",
+                "tui_beliefs_patch_take"),
     actions=("quarantine", "retract", "expire", "erase"),
     empty="No beliefs in this view: nothing active is believed here (try another context, "
           "as-of time, or clear the filter).",

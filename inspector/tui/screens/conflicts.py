@@ -15,7 +15,10 @@ from .tables import EntryTableScreen, id_column
 
 
 @screen(ScreenSpec(
-    "conflicts", "Conflicts", 3, table="tui_conflicts", rows=("tui_conflict_rows",), count=True,
+    "conflicts", "Conflicts", 3, table="tui_conflicts",
+    rows=("tui_conflict_source", "tui_conflict_rows"),
+    patch_rows=("tui_conflict_source", "tui_conflict_patch_plan", "tui_conflict_patch_forget",
+                "tui_conflict_patch_shift", "tui_conflict_patch_take"), count=True,
     actions=("quarantine", "retract", "erase"), visible="tui_visible_with_causes",
     hint="Beliefs with markers: the belief, then the entries that cause the marker · "
          "enter: open in Beliefs",

@@ -11,7 +11,8 @@ from .tables import EntryTableScreen, id_column, time_column
 
 
 @screen(ScreenSpec(
-    "quarantine", "Quarantine", 4, table="tui_quarantine", rows=("tui_quarantine_rows",),
+    "quarantine", "Quarantine", 4, table="tui_quarantine", rows=("tui_quarantine_source", "tui_quarantine_rows"),
+    patch_rows=("tui_quarantine_source", "tui_quarantine_patch"),
     count=True, actions=("release", "retract", "erase"),
     hint=f"Quarantined entries, newest first: {ACTIONS['release'].key} release (restores the earlier "
          f"status) · {ACTIONS['retract'].key} retract · {ACTIONS['erase'].key} erase",
