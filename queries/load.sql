@@ -83,8 +83,8 @@ SELECT line_no, seq, problem FROM (
             WHEN seq IS NULL THEN 'field "seq" is missing or not an integer'
             WHEN seq < expected THEN 'seq ' || seq || ' repeats or goes back (expected ' || expected || ')'
             WHEN seq > expected THEN 'seq gap: expected ' || expected || ', found ' || seq
-            WHEN "at" IS NULL OR NOT regexp_full_match("at", $rfc3339)
-                THEN 'field "at" is missing or not an RFC 3339 time'
+            WHEN "at" IS NULL OR NOT real_time("at")
+                THEN 'field "at" is not an RFC 3339 time'
             WHEN actor IS NULL OR NOT regexp_full_match(actor, '[a-z][a-z0-9_-]*:\S+')
                 THEN 'field "actor" is missing or not of the form class:id'
             WHEN op IS NULL OR NOT list_contains($ops, op) THEN 'field "op" is missing or unknown'
@@ -223,7 +223,9 @@ CREATE OR REPLACE MACRO id_list(j) AS
 SELECT count(*), count(*) FILTER (WHERE hash IS NULL) FROM staged
 
 -- name: versions_insert
--- Staged lines become versions.
+-- Staged lines become versions. A malformed entry keeps only the times that are real (a time
+-- outside years 1..9999 in UTC would reach Python as text): the others are NULL here; its
+-- stored state keeps them verbatim.
 INSERT INTO versions_new
 SELECT seq, "at"::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
     erased IS NOT NULL AS redacted,
@@ -242,11 +244,11 @@ SELECT seq, "at"::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
                               ELSE try_cast(s.authority::VARCHAR AS BIGINT) END END AS authority,
     CASE WHEN keyed THEN try_cast(s.confidence::VARCHAR AS DOUBLE) END AS confidence,
     CASE WHEN keyed THEN CASE WHEN malformed IS NULL THEN upper(s.observed_at)::TIMESTAMPTZ
-                              ELSE try_cast(upper(s.observed_at) AS TIMESTAMPTZ) END END AS observed_at,
+                              WHEN real_time(s.observed_at) THEN upper(s.observed_at)::TIMESTAMPTZ END END AS observed_at,
     CASE WHEN keyed THEN CASE WHEN malformed IS NULL THEN upper(s.valid_from)::TIMESTAMPTZ
-                              ELSE try_cast(upper(s.valid_from) AS TIMESTAMPTZ) END END AS valid_from,
+                              WHEN real_time(s.valid_from) THEN upper(s.valid_from)::TIMESTAMPTZ END END AS valid_from,
     CASE WHEN keyed THEN CASE WHEN malformed IS NULL THEN upper(s.valid_to)::TIMESTAMPTZ
-                              ELSE try_cast(upper(s.valid_to) AS TIMESTAMPTZ) END END AS valid_to,
+                              WHEN real_time(s.valid_to) THEN upper(s.valid_to)::TIMESTAMPTZ END END AS valid_to,
     CASE WHEN keyed THEN coalesce(s.scope, '') END AS scope,
     CASE WHEN keyed THEN CASE WHEN coalesce(s.scope, '') = '' THEN 0
                               ELSE len(string_split(s.scope, '/')) END END AS depth,
@@ -257,7 +259,7 @@ SELECT seq, "at"::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
     CASE WHEN keyed THEN s.held_reason END AS held_reason,
     CASE WHEN keyed THEN s.retention END AS retention,
     CASE WHEN keyed THEN CASE WHEN malformed IS NULL THEN upper(s.expires_at)::TIMESTAMPTZ
-                              ELSE try_cast(upper(s.expires_at) AS TIMESTAMPTZ) END END AS expires_at,
+                              WHEN real_time(s.expires_at) THEN upper(s.expires_at)::TIMESTAMPTZ END END AS expires_at,
     CASE WHEN keyed THEN s.sensitivity END AS sensitivity,
     CASE WHEN keyed THEN coalesce(try_cast(s.tags AS VARCHAR[]), []) END AS tags,
     CASE WHEN keyed THEN malformed END AS malformed

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import jsonsafe
 from .chain import GENESIS, body_digest, canonical, line_hash, sha256_hex
+from .contract import is_real_time
 from .batches import whole_tail
 from .logfile import StorePaths
 from .model import OPS
@@ -84,6 +85,8 @@ def _envelope_problem(event: dict) -> str | None:
     for name in ("at", "actor", "memory_id"):
         if not isinstance(event.get(name), str) or not event[name]:
             return f'field "{name}" is missing or not a string'
+    if not is_real_time(event["at"]):
+        return 'field "at" is not an RFC 3339 time'
     if event.get("op") not in OPS:
         return 'field "op" is missing or unknown'
     if not isinstance(event.get("body"), dict):

@@ -25,7 +25,7 @@ from .errors import LogProblem
 from .logfile import (StorePaths, Tail, count_lines, decode_lines, last_line, read_lines,
                       read_tail, store_paths, warn_once)
 from .contract import value_problem
-from .model import KINDS, LAYERS, OPS, RFC3339, SOURCE_CLASSES, STATUSES, now_text
+from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
 from . import view
 
@@ -231,7 +231,7 @@ class Store:
             raise LogProblem(*problems[0], more=len(problems) - 1, store=str(self.paths.root))
 
     def _problems(self, **params) -> list[tuple[int, int | None, str]]:
-        params.update(rfc3339=RFC3339, ops=list(OPS))
+        params.update(ops=list(OPS))
         return self.con.execute(sql("log_problems"), params).fetchall()
 
     def _take_staged(self) -> None:

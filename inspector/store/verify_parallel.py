@@ -55,8 +55,10 @@ found nothing), and why hashing slices of it is exact:
   and the grammar's nesting is that of JSON. Neither finds a duplicated key (there is none)
   and the surrogate check finds nothing: `jsonsafe.loads` returns a dict — the one the
   grammar describes, with the envelope and body keys below — and raises nothing.
-* *Envelope.* The grammar fixes `seq` as a non-negative integer, `at`, `actor`, `memory_id`
-  as non-empty strings, `op` as one of `model.OPS` other than `erase`, `body` as an object,
+* *Envelope.* The grammar fixes `seq` as a non-negative integer, `at` as a real time whose UTC
+  lies in years 1-9999 (`_AT`: no year 0000, no day a month lacks, no February 29th, an
+  offset only in years 0002-9998), `actor` and
+  `memory_id` as non-empty strings, `op` as one of `model.OPS` other than `erase`, `body` as an object,
   `body_digest`, `prev` and `hash` as 64 lower-case hex digits: `_envelope_problem` is None.
 * *Body.* The body's keys are `after`, `before`, `reason`, `salt`: `is_redacted` is false.
   `_digest_of_body` takes the bytes between the first `,"body":` and the last
@@ -149,11 +151,21 @@ def _state(value: bytes) -> bytes:
     return rb'(?>null|\{' + b",".join(members) + rb'\})'
 
 
+# `at`: a real calendar date in years 0001-9999 (February up to the 28th: a 29th goes to the
+# reference path, which knows leap years), UTC (Z) or an offset within ±23:59 in years
+# 0002-9998 (so that UTC does not leave 1..9999): is_real_time holds for every match.
+_DATE_TIME = (rb'-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])'
+              rb'|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))'
+              rb'[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?')
+_AT = (rb'"(?:(?!0000)[0-9]{4}' + _DATE_TIME + rb'[Zz]'
+       rb'|(?!0000|0001|9999)[0-9]{4}' + _DATE_TIME + rb'[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"')
+
+
 def _line(after_value: bytes, before_value: bytes) -> bytes:
     """A whole line, newline included; groups: body, digest, hash, prev, seq."""
     body = (rb'\{"after":' + _state(after_value) + rb',"before":' + _state(before_value)
             + rb',"reason":' + _VALUE + rb',"salt":' + _VALUE + rb'\}')
-    return (rb'\{"actor":' + _S_ENV1 + rb',"at":' + _S_ENV1 + rb',"batch":(?:null|' + _S_ENV + rb')'
+    return (rb'\{"actor":' + _S_ENV1 + rb',"at":' + _AT + rb',"batch":(?:null|' + _S_ENV + rb')'
             rb'(?:,"batch_size":(?:0|-?[1-9][0-9]{0,17}+))?+'
             rb',"body":(?P<body>' + body + rb'),"body_digest":"(?P<digest>[0-9a-f]{64})"'
             rb',"hash":"(?P<hash>[0-9a-f]{64})","memory_id":' + _S_ENV1 + rb',"op":"(?:' + _FAST_OPS

@@ -21,6 +21,7 @@ from inspector.store import contract, jsonsafe
 from inspector.store.actions import Request
 from inspector.store.append import LogWriter, event_draft, init_store
 from inspector.store.load import Store
+from inspector.store.logfile import store_paths
 from inspector.store.registry import apply, plan
 from storegen import deep, entry
 
@@ -165,6 +166,26 @@ def test_a_duplicated_key_in_the_head_line_is_refused_by_a_cold_load(tmp_path):
     assert loaded.returncode == 2 and "Traceback" not in loaded.stderr
     assert "events.jsonl line 2: not valid JSON (duplicate key 'entity')" in loaded.stderr
     assert json.loads(inspector("audit", root, "--verify", "--json").stdout)["first_bad_seq"] == 2
+
+
+@pytest.mark.parametrize("at", ["0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59",
+                                "2026-02-30T00:00:00Z", "0000-01-01T00:00:00Z", "now"])
+def test_an_event_time_that_is_no_real_time_is_refused_by_loader_and_audit_alike(tmp_path, at):
+    """A foreign line whose `at` is no real time (or one whose UTC leaves years 1..9999, which
+    would reach Python as text): every command refuses the log naming the line, never a
+    traceback, and audit --verify names the same seq."""
+    root = tmp_path / "s"
+    write_raw(root, [entry("M1", "svc", "k", "v")])
+    draft = event_draft("write", "M2", "agent:x", after=entry("M2", "svc", "j", "w"))
+    draft["at"] = at
+    with LogWriter(store_paths(root)) as writer:
+        writer.append([draft])
+    for command in (("show", "M1"), ("audit", "--log"), ("scan",)):
+        done = inspector(command[0], root, *command[1:], "--json")
+        assert done.returncode == 2 and "Traceback" not in done.stderr, command
+        assert 'events.jsonl line 2 (seq 2): field "at" is not an RFC 3339 time' in done.stderr, command
+    audited = json.loads(inspector("audit", root, "--verify", "--json").stdout)
+    assert audited["first_bad_seq"] == 2 and 'field "at" is not an RFC 3339 time' in audited["problem"]
 
 
 def test_a_lone_surrogate_line_is_refused_by_loader_and_audit_alike(tmp_path):

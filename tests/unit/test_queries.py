@@ -22,7 +22,7 @@ from inspector.store import gate, queries
 from inspector.store.actions import Request
 from inspector.store.append import event_draft
 from inspector.store.load import SOURCE_RE, Store
-from inspector.store.model import KINDS, LAYERS, OPS, RFC3339, STATUSES
+from inspector.store.model import KINDS, LAYERS, OPS, STATUSES
 from inspector.store.queries import sql
 from inspector.store.registry import ACTIONS
 from storegen import entry, write_store
@@ -276,7 +276,7 @@ def test_the_fast_read_and_the_problems_it_finds(bc, tmp_path):
     assert firsts(con, "raw_file_count") == [4]
     con.execute(sql("raw_view_file"))
     assert rows(con, "log_problems", first_line=1, prev_seq=0, chained_before=False,
-                rfc3339=RFC3339, ops=list(OPS)) == [
+                ops=list(OPS)) == [
         (2, 3, "seq gap: expected 2, found 3"),
         (3, None, 'field "seq" is missing or not an integer'),
         (4, 4, 'field "actor" is missing or not of the form class:id')]
@@ -291,7 +291,7 @@ def test_numbered_lines_and_their_problems(bc):
     con.execute(sql("raw_parse_lines"))
     con.execute(sql("raw_view_lines"))
     assert rows(con, "log_problems", first_line=1, prev_seq=0, chained_before=False,
-                rfc3339=RFC3339, ops=list(OPS)) == [
+                ops=list(OPS)) == [
         (2, None, "not valid UTF-8"), (3, None, "empty line"), (4, None, "not a JSON object"),
         (5, None, "not valid JSON"), (6, None, "not valid JSON (duplicate key 'seq')")]
 
