@@ -32,6 +32,7 @@ _SEPARATOR = re.compile(r"[.\-_*·]")
 _HYPHEN_SPLIT = re.compile(r"(?<=[a-z])-(?=[a-z])", re.I)
 _LEET = re.compile(r"[a-z][013457@$]+[a-z]", re.I)   # a digit between letters: "1gn0r3"
 _LEET_MAP = str.maketrans("0134578@$", "oieastbas")
+_LEET_CHAR = re.compile(r"[013457@$]")               # what _LEET needs, found faster
 _MORSE = re.compile(r"(?:[.-]{1,6}(?: {1,3}|$)){4,}")
 _WIDE_GAP = re.compile(r" {2,}")
 _MORSE_CODE = dict(zip(
@@ -51,6 +52,12 @@ def _confusables() -> dict[int, str]:
 
 
 _CONFUSABLES = _confusables()
+_CONFUSABLE = frozenset(map(chr, _CONFUSABLES))   # (a set: a class of them scans slowly)
+# Cheap necessary conditions, tried before the decoders' own (slower) patterns: a hex
+# token's 16 digits, a dot or dash between two letters twice, a code-gap-code of Morse.
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{16}")
+_SEPARATED = re.compile(r"[.\-_*·]\w[.\-_*·]")
+_MORSE_GAP = re.compile(r"[.-] {1,3}[.-]")
 _ESCAPES = re.compile(r"\\u[0-9a-f]{4}|\\x[0-9a-f]{2}", re.I)
 
 
@@ -76,6 +83,8 @@ def _from_base64(text: str) -> str:
 
 
 def _from_hex(text: str) -> str:
+    if not _HEX_RUN.search(text):      # a token is 16 hex digits at least
+        return ""
     return " ".join(_printable(bytes.fromhex(t)) for t in _HEX_TOKEN.findall(text)).strip()
 
 
@@ -88,6 +97,8 @@ def _from_spacing(text: str) -> str:
 def _from_separators(text: str) -> str:
     """'Ig-nore', 'i.g.n.o.r.e': hyphens inside words and dots between letters dropped
     (three split words at least: "well-known" is spelling, not a disguise)."""
+    if not _SEPARATED.search(text) and text.count("-") < 3:   # neither can apply
+        return ""
     joined = _LETTER_RUN.sub(lambda m: _SEPARATOR.sub("", m.group(0)), text)
     if len(_HYPHEN_SPLIT.findall(joined)) >= 3:
         joined = _HYPHEN_SPLIT.sub("", joined)
@@ -99,6 +110,8 @@ def _from_leet(text: str) -> str:
 
 
 def _from_morse(text: str) -> str:
+    if not _MORSE_GAP.search(text):    # four codes in a row hold a code, a gap, a code
+        return ""
     runs = _MORSE.findall(text)
     return " ".join("".join(_MORSE_CODE.get(ch, "") for ch in word.split(" "))
                     for run in runs for word in _WIDE_GAP.split(run.strip()))
@@ -123,6 +136,8 @@ def _from_binary(text: str) -> str:
 
 def _from_homoglyphs(text: str) -> str:
     """Cyrillic, Greek, small-capital and boxed letters that look Latin, mapped to it."""
+    if text.isascii() or _CONFUSABLE.isdisjoint(text):   # nothing the table maps
+        return ""
     latin = text.translate(_CONFUSABLES)
     return latin if latin != text else ""
 
@@ -177,6 +192,40 @@ def _disguises(text: str, words: set[str]) -> set[str]:
     if text.count("0") + text.count("1") >= 32:
         hints.add("binary")
     return hints
+
+
+def _may_decode(text: str, words: set[str]) -> bool:
+    """Could a decoder that _disguises(text, words) names yield a new text? Each of its
+    cues, cheapest first, and with it a test every text that decoder changes passes (a
+    base64 or hex run, a %xx, an escape …; leetspeak, reversal, HTML entities and rotations
+    may change anything). When not, no decoding can show a rule: nothing else need be asked."""
+    if not text.isascii() and not _CONFUSABLE.isdisjoint(text):          # homoglyphs
+        return True
+    if "%" in text and _PERCENT_HEX.search(text):                        # percent
+        return True
+    if "&" in text:                                                      # entities
+        return True
+    if "\\" in text and _ESCAPES.search(text):                           # escapes
+        return True
+    if (text.count("-") >= 3 or text.count(".") >= 4) and (              # split, morse
+            text.count("-") >= 3 or _SEPARATED.search(text) or _MORSE_GAP.search(text)):
+        return True
+    if len(text) >= 12 and text.count(" ") * 3 >= len(text) and _SPACED.search(text):
+        return True                                                      # spaced
+    if text.count("0") + text.count("1") >= 32 and _BINARY.search(text): # binary
+        return True
+    if words and max(map(len, words)) >= 12 and _B64_RUN.search(text):  # base64, hex
+        return True
+    if not _CUE_WORDS["reversed"].isdisjoint(words):                     # reversed
+        return True
+    if not _CUE_WORDS["rot"].isdisjoint(words) and _ROTATION.search(text):   # rot
+        return True
+    return bool(_LEET_CHAR.search(text) and _LEET.search(text))          # leet
+
+
+# Tests every text the decoder changes passes (besides those defined with the decoders).
+_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16}")     # base64; a hex run is one too
+_PERCENT_HEX = re.compile(r"%[0-9a-fA-F]{2}")
 
 
 _ROTATION = re.compile(r"\brot[- _]?\d+\b|\bcaesar\b|\bshift(?:ed)? (?:of |by )?\d+", re.I)

@@ -8,6 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+try:                                    # the stdlib's regex parser (private, stable since 3.11)
+    from re import _parser as _sre
+except ImportError:                     # pragma: no cover - no gates: every rule simply runs
+    _sre = None
+
 from .checks import (_agent_verb, _carries_sensitive, _carries_sensitive_in, _names_record,
                      _routes_calls, _used_not_mentioned, _weak_needs_cue)
 from .text import _WORD
@@ -31,6 +36,14 @@ class Rule:
     def pattern(self) -> re.Pattern:
         return _compiled(self.source)
 
+    @property
+    def folded(self) -> tuple[tuple[frozenset[str], ...], re.Pattern | None]:
+        """For text whose lower-casing is exactly what re.I folds (text._foldable): the
+        gate (groups of lower-case substrings; every match holds one of each group) and
+        the pattern compiled case-sensitively, to run over the lower-cased text (None for
+        a pattern that sets its own flags inline: it runs as it is)."""
+        return _folded(self.source, self.words)
+
 
 def _rule(category: str, needs: str, pattern: str, check: Check | None = None,
           reportable: bool = True) -> Rule:
@@ -43,6 +56,179 @@ def _rule(category: str, needs: str, pattern: str, check: Check | None = None,
 @lru_cache(maxsize=None)
 def _compiled(source: str) -> re.Pattern:
     return re.compile(source, F)
+
+
+# ---------------------------------------------------------------- gates
+# Most texts hold a word that makes a rule a candidate ("you", "all", "now") but not the
+# rest of what its pattern needs, and a case-insensitive regex over them is the slow part
+# of the gate. So each rule also carries a gate, read off its own pattern by the regex
+# parser: groups of literal strings (lower case) such that every match contains one string
+# of each group, checked with C-speed `in` (or one regex for a large group: shape._folded)
+# before the pattern runs. A gate is a necessary
+# condition by construction: it may let through a text the rule then does not match, never
+# stop one it would. The pattern itself then runs compiled without re.I over the
+# lower-cased text, which is the same match wherever lower-casing is exactly what re.I
+# folds (ASCII, caseless characters, plain letters: text._foldable) and about twice as fast.
+
+_MAX_STRINGS = 256          # a literal run is cut where it would grow past this many strings
+_MAX_GROUPS = 4             # the most selective few are tested, not every one
+
+
+@lru_cache(maxsize=None)
+def _folded(source: str, words: frozenset[str] = frozenset()
+            ) -> tuple[tuple[frozenset[str], ...], re.Pattern | None]:
+    if _INLINE_FLAGS.search(source):
+        return (), None
+    return _gate(source, words), re.compile(_lowered(source), F & ~re.I)
+
+
+_INLINE_FLAGS = re.compile(r"\(\?[-aiLmsux]")
+
+
+def _lowered(source: str) -> str:
+    """The pattern with its literal letters in lower case (escapes and group names kept)."""
+    out, i = [], 0
+    while i < len(source):
+        if source[i] == "\\":
+            out.append(source[i:i + 2])
+            i += 2
+        elif source.startswith(("(?P<", "(?P="), i):
+            end = source.index(">" if source[i + 3] == "<" else ")", i) + 1
+            out.append(source[i:end])
+            i = end
+        else:
+            out.append(source[i].lower())
+            i += 1
+    return "".join(out)
+
+
+def _gate(source: str, words: frozenset[str] = frozenset()) -> tuple[frozenset[str], ...]:
+    """The most selective groups of strings every match of the pattern must contain. A
+    group holding one of the rule's index words comes last: the text that reaches the gate
+    holds one of those words already, so such a group mostly passes."""
+    if _sre is None:
+        return ()
+    try:
+        groups = _groups(list(_sre.parse(source, F)))
+    except Exception:                   # pragma: no cover - an unparsable gate: no gate
+        return ()
+    ranked = sorted(set(groups), key=lambda group: (not words.isdisjoint(group), _rarity(group)))
+    return tuple(ranked[:_MAX_GROUPS])
+
+
+# Ordinary prose, to guess how often a group passes: the fewer of its strings this holds,
+# the earlier the group is tried (only the order of the tests depends on it).
+_PROSE = (" the of and to a in is you that it he was for on are as with his they i at be this "
+          "have from or one had by word but not what all were we when your can said there use "
+          "an each which she do how their if will up other about out many then them these so "
+          "some her would make like him into time has look two more write go see number no "
+          "way could people my than first been call who its now find long down day did get "
+          "come made may part over new after also back any our just know take year good give "
+          "most very work need should well because meeting team email account order message "
+          "user customer please thanks note list report update data file. it's, they're. "
+          "on 2026-01-15 at 10:30 (3.5 h, 47 items) - ok: see file_name; ")
+
+
+def _rarity(group: frozenset[str]) -> tuple[int, int]:
+    """How often the group is likely to pass, lowest first: how many of its strings
+    ordinary prose holds, then how short its shortest string is."""
+    return sum(string in _PROSE for string in group), -min(map(len, group))
+
+
+def _finite(items) -> set[str] | None:
+    """Every string a parsed (sub)pattern can match, when those are few and literal
+    (a superset is fine: zero-width assertions count as matching the empty string)."""
+    out = {""}
+    for op, av in items:
+        strings = _finite_item(op, av)
+        if strings is None:
+            return None
+        out = {a + b for a in out for b in strings}
+        if len(out) > _MAX_STRINGS:
+            return None
+    return out
+
+
+def _finite_item(op, av) -> set[str] | None:
+    c = _sre
+    if op is c.LITERAL:
+        return {chr(av).lower()}
+    if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+        return {""}
+    if op is c.IN:
+        chars: set[str] = set()
+        for kind, arg in av:
+            if kind is c.LITERAL:
+                chars.add(chr(arg).lower())
+            elif kind is c.RANGE and arg[1] - arg[0] < 16:
+                chars.update(chr(code).lower() for code in range(arg[0], arg[1] + 1))
+            elif kind is c.CATEGORY and arg is c.CATEGORY_DIGIT:
+                chars.update("0123456789")     # \d: text._foldable text has no other digit
+            else:                       # a negation, a category (\d, \w, \s) or a wide range
+                return None
+        return chars
+    if op is c.SUBPATTERN:
+        return _finite(av[-1])
+    if op is c.BRANCH:
+        out: set[str] = set()
+        for branch in av[1]:
+            strings = _finite(branch)
+            if strings is None:
+                return None
+            out |= strings
+        return out if len(out) <= _MAX_STRINGS else None
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT) and av[0] == 0 and av[1] == 1:
+        strings = _finite(av[2])
+        return None if strings is None else strings | {""}
+    return None
+
+
+def _groups(items) -> list[frozenset[str]]:
+    """Groups of strings every match of the parsed sequence contains, one of each group:
+    its runs of literal (or few-valued) items, and what its mandatory parts need."""
+    groups: list[frozenset[str]] = []
+    run = {""}
+
+    def flush(strings: set[str]) -> None:
+        if strings and "" not in strings:
+            groups.append(frozenset(strings))
+
+    for op, av in items:
+        strings = _finite_item(op, av)
+        if strings is not None:
+            joined = {a + b for a in run for b in strings}
+            if len(joined) <= _MAX_STRINGS:
+                run = joined
+            else:
+                flush(run)
+                run = strings
+            continue
+        c = _sre
+        repeated = (op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None))
+                    and av[0] >= 1)
+        once = _finite(av[2]) if repeated else None
+        if once is not None and len(run) * len(once) <= _MAX_STRINGS:
+            flush({a + b for a in run for b in once})   # the run, then its first repetition
+        else:
+            flush(run)
+        run = {""}
+        if op is c.SUBPATTERN:
+            groups += _groups(av[-1])
+        elif repeated:
+            groups += _groups(av[2])
+        elif op is c.BRANCH:            # one group of each alternative, the rarest first,
+            ranked = []                 # then the next rarest: two groups, both needed
+            for branch in av[1]:
+                inner = sorted(set(_groups(branch)), key=_rarity)
+                if not inner:
+                    break
+                ranked.append(inner)
+            else:
+                for nth in (0, 1):
+                    groups.append(frozenset().union(*(inner[min(nth, len(inner) - 1)]
+                                                      for inner in ranked)))
+    flush(run)
+    return groups
 
 
 RULES: list[Rule] = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 
-from .text import Finding, _excerpt, normalize
+from .text import Finding, _excerpt, _foldable, _trie, normalize
 
 # Each credential format: (category, substrings one of which must be present, pattern).
 # The substring test is C-speed and skips the regex for almost every string.
@@ -68,15 +68,23 @@ _HINTS = tuple(sorted({hint for _, hints, _ in SECRET_FORMATS for hint in hints}
                       | set(_NAME_HINTS)))
 _CODE_HINTS = ("code", "pin", "otp", "key", "cvv", "cvc")
 _DIGIT = re.compile(r"\d")
+# Whether any hint is there at all, in one scan (a regex with the hints' common prefixes
+# factored out): most strings hold none and are done.
+_ANY_HINT = re.compile(_trie(_HINTS))
+# The hints without which _PASSWORD and _KEYED cannot match (with "session", which is no
+# hint): tested only where `in` on the lower-cased text is what re.I would match
+# (text._foldable), else those patterns run as they always did.
+_PASSWORD_HINTS = ("pass", "pwd", "pin")
+_KEYED_HINTS = ("key", "secret", "auth", "token", "bearer", "credential")
 
 
 def secret(text: str) -> Finding | None:
     """The first credential in the text, its value masked in the excerpt."""
     text = normalize(text)
     lower = text.lower()
-    present = [hint for hint in _HINTS if hint in lower]
-    if not present:
+    if not _ANY_HINT.search(lower):
         return None
+    present = [hint for hint in _HINTS if hint in lower]
     for category, hints, pattern in SECRET_FORMATS:
         match = pattern.search(text) if any(hint in present for hint in hints) else None
         if match:   # a key's armour header is not the secret: show it whole
@@ -84,7 +92,16 @@ def secret(text: str) -> Finding | None:
             return Finding("secret", category, shown)
     short = (_short_code(text) if any(h in present for h in _CODE_HINTS) and _DIGIT.search(text)
              else None)
-    return short or _password(text) or _keyed_token(text)
+    if short:
+        return short
+    folded = _foldable(text)
+    found = (_password(text) if not folded or any(h in present for h in _PASSWORD_HINTS)
+             else None)
+    if found:
+        return found
+    if not folded or "session" in lower or any(h in present for h in _KEYED_HINTS):
+        return _keyed_token(text)
+    return None
 
 
 def _short_code(text: str) -> Finding | None:

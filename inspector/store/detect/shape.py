@@ -1,5 +1,7 @@
 """rule_shape: is a string an instruction aimed at the agent? The explainable rules
-first: they are tried through a word index (most strings meet no regex at all), quoted
+first: they are tried through a word index (most strings meet no regex at all) and each
+behind its gate, literal text its pattern cannot match without (rules.py), over the
+lower-cased text where that is what re.I folds (text._foldable), quoted
 mentions and reported speech are set aside, and when nothing matches the decoders undo
 one disguise and the rules are tried again (obfuscation). Then the trained gate model
 (gate_model.py), which catches phrasings no rule knows: a finding of category "model"
@@ -11,9 +13,9 @@ import re
 
 from . import features as fx
 from . import gate_model
-from .decoders import DECODERS, _disguises, _rotated, _tag_smuggled
+from .decoders import DECODERS, _disguises, _may_decode, _rotated, _tag_smuggled
 from .rules import RULES, Rule
-from .text import _WORD, Finding, _excerpt, normalize
+from .text import _WORD, Finding, _excerpt, _foldable, _trie, normalize
 
 
 # A phrase in double quotes is mentioned, not used, when the text around it
@@ -66,6 +68,35 @@ def _words_of(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
+# rule_shape asks the same questions of the same string twice (_may_trust, then rule_match):
+# the answers for the last string are kept, each as one tuple (text, answer) so that a
+# reader in another thread sees a consistent pair. Both are pure functions of the text.
+_LAST_WORDS: tuple[str, frozenset[str]] = ("", frozenset())
+_LAST_HINTED: tuple[str, bool] = ("", False)
+
+
+def _word_set(text: str) -> frozenset[str]:
+    """_words_of, remembered for the last string."""
+    global _LAST_WORDS
+    last = _LAST_WORDS
+    if last[0] == text and text:
+        return last[1]
+    words = frozenset(_WORD.findall(text.lower()))
+    _LAST_WORDS = (text, words)
+    return words
+
+
+def _hinted(text: str) -> bool:
+    """bool(features._hints(text)), remembered for the last string."""
+    global _LAST_HINTED
+    last = _LAST_HINTED
+    if last[0] == text and text:
+        return last[1]
+    hinted = bool(fx._hints(text))
+    _LAST_HINTED = (text, hinted)
+    return hinted
+
+
 def _candidates(text: str, words: set[str]) -> list[int]:
     """The rules, in order, whose needed words or substrings the text holds."""
     found: set[int] = set()
@@ -88,10 +119,56 @@ def _first_rule_at(text: str, words: set[str] | None = None) -> tuple[Finding, i
     unquoted = _unquote_mentions(text)
     if words is None or unquoted is not text:
         words = _words_of(unquoted)
+    if not _foldable(unquoted):
+        for index in _candidates(unquoted, words):
+            found = _match(RULES[index], unquoted)
+            if found:
+                return found, index
+        return None
+    lower = unquoted.lower()
+    contains = lower.__contains__
     for index in _candidates(unquoted, words):
-        found = _match(RULES[index], unquoted)
-        if found:
-            return found, index
+        testers, pattern = _FOLDED[index] or _folded(index)
+        for test in testers:    # the gate: one string of each group, else the rule cannot match
+            if not (any(map(contains, test)) if type(test) is tuple else test(lower)):
+                break
+        else:
+            found = (_match_folded(RULES[index], pattern, unquoted, lower) if pattern
+                     else _match(RULES[index], unquoted))
+            if found:
+                return found, index
+    return None
+
+
+# Per rule, built on first use: its gate as testers (a tuple of substrings, one of which
+# the lower-cased text must hold, or a regex's search over it for a large group) and its
+# case-sensitive pattern.
+_FOLDED: list[tuple[tuple, re.Pattern | None] | None] = [None] * len(RULES)
+_SMALL_GROUP = 12       # tested with `in`, string by string
+_LARGE_GROUP = 64       # above this a regex costs tens of milliseconds to compile
+
+
+def _folded(index: int) -> tuple[tuple, re.Pattern | None]:
+    gate, pattern = RULES[index].folded
+    # Larger groups become one regex each (text._trie); a group too large for that to
+    # compile quickly is tested only if it is the first, most selective one.
+    testers = tuple(tuple(group) if len(group) <= _SMALL_GROUP
+                    else re.compile(_trie(group)).search
+                    for nth, group in enumerate(gate) if nth == 0 or len(group) <= _LARGE_GROUP)
+    _FOLDED[index] = testers, pattern
+    return testers, pattern
+
+
+def _match_folded(rule: Rule, pattern: re.Pattern, text: str, lower: str) -> Finding | None:
+    """_match over text.lower() (text being _foldable) with the rule's case-sensitive
+    pattern; the checks read the lower-cased text (they all ignore case), the excerpt is
+    cut from the text itself."""
+    for match in pattern.finditer(lower):
+        if rule.check is None or rule.check(match, lower):
+            if rule.reportable and _ATTRIBUTED.search(text):
+                return None   # someone's words to a person, reported: not an order
+            return Finding("rule_shape", rule.category,
+                           _excerpt(text[match.start():match.end()]))
     return None
 
 
@@ -156,10 +233,12 @@ def _may_trust(text: str, model: gate_model.GateModel) -> bool:
     plain = normalize(text)
     if plain is not text or not text.isascii():
         return True
-    if fx._hints(plain):
+    if _hinted(plain):
+        return True
+    if not words.isdisjoint(_word_set(plain)):
         return True
     lower = plain.lower()
-    return not words.isdisjoint(_WORD.findall(lower)) or any(mark in lower for mark in marks)
+    return any(mark in lower for mark in marks)
 
 
 MODEL_SENTENCE_MAX = 60
@@ -191,7 +270,7 @@ def rule_match(text: str) -> tuple[Finding, str] | None:
     RULES>" for a rule read in plain sight, "obfuscation:<how>" behind a disguise (the model
     learns a weight for each, as rules differ in precision far more than categories do)."""
     plain = normalize(text)
-    words = _words_of(plain)
+    words = _word_set(plain)
     at = _first_rule_at(plain, words)
     if at and plain != text and not _first_rule(text):
         # Only readable once zero-width splits or look-alike letters are undone: the
@@ -199,15 +278,20 @@ def rule_match(text: str) -> tuple[Finding, str] | None:
         return Finding("rule_shape", "obfuscation", at[0].excerpt), "obfuscation:normalized"
     if at:
         return at[0], f"{at[0].category}:{at[1]}"
-    # The decoders only where a disguise is likely (features._hints: stricter C-speed tests
-    # than the decoders' own cues, which most multi-sentence values meet).
-    found = ((_decoded_rule(plain, words) if fx._hints(plain) else None)
+    # The decoders only where a disguise is likely: one of their own cues met and a new
+    # text possible (decoders._may_decode, the cheaper test) and features._hints (stricter
+    # C-speed tests than those cues, which most multi-sentence values meet).
+    found = ((_decoded_rule(plain, words) if _may_decode(plain, words) else None)
              or _decoded_rule_of(_tag_smuggled(text), "tags"))
     return (found, "obfuscation:decoded") if found else None
 
 
 def _decoded_rule(text: str, words: set[str]) -> Finding | None:
-    """A rule hidden behind an encoding, a spelling trick or a letter rotation."""
+    """A rule hidden behind an encoding, a spelling trick or a letter rotation, when
+    features._hints finds a disguise likely (asked only where a decoder could yield a new
+    text: rule_match asks decoders._may_decode first)."""
+    if not _hinted(text):
+        return None
     hints = _disguises(text, words)
     for name, decode in DECODERS:
         if name not in hints:

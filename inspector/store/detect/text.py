@@ -1,12 +1,14 @@
 """What every detector shares: the Finding it reports, ``normalize`` (the text every
-matcher runs on), ``texts_of`` (the strings inside a JSON value) and the excerpt and
-word helpers."""
+matcher runs on), ``texts_of`` (the strings inside a JSON value), the excerpt and word
+helpers, and what lets a case-insensitive match be looked for fast (``_foldable``: may
+text.lower() stand in for re.I; ``_trie``: one regex for many literal strings)."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 EXCERPT_MAX = 80
 
@@ -32,9 +34,18 @@ _INVISIBLE = _invisible_table()
 
 def normalize(text: str) -> str:
     """NFKC with invisible format characters removed; case is kept."""
+    global _LAST
     if text.isascii():          # ASCII is NFKC-stable and holds no format characters
         return text
-    return unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
+    last = _LAST                # the gate normalizes each string several times (secret,
+    if last[0] == text:         # rule_shape, its model, rule_match): the last one is kept,
+        return last[1]          # as one (text, normalized) tuple, safe across threads
+    plain = unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
+    _LAST = (text, plain)
+    return plain
+
+
+_LAST: tuple[str, str] = ("", "")
 
 
 def texts_of(value) -> list[str]:
@@ -61,3 +72,66 @@ def _excerpt(snippet: str) -> str:
 
 
 _WORD = re.compile(r"\w+")
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_DECIMAL = re.compile(r"\d")
+
+
+def _foldable(text: str) -> bool:
+    """Is lower-casing the text exactly what re.I folds, so that a case-insensitive
+    pattern can run case-sensitively over text.lower() and a literal it needs be looked
+    for with `in` (rules.Rule.folded, secrets.secret)? ASCII text is; so is text whose
+    other characters are caseless (punctuation, symbols, CJK, emoji) or plain letters with
+    one lower and one upper case, neither of them ASCII nor in the regex engine's extra
+    case equivalences (é/É, ü, ñ, but not ı, İ, ſ, K, σ/ς), and none a digit (a gate reads
+    \\d as 0-9). Any other text takes the re.I patterns themselves."""
+    if text.isascii():
+        return True
+    other = "".join(_NON_ASCII.findall(text))
+    if other.lower() == other == other.upper() and not _DECIMAL.search(other):
+        return True
+    return all(map(_folds, set(other)))
+
+
+try:
+    from re._casefix import _EXTRA_CASES
+except ImportError:                     # pragma: no cover - then only caseless characters
+    _EXTRA_CASES = None
+
+
+@lru_cache(maxsize=4096)
+def _folds(char: str) -> bool:
+    """One non-ASCII character that re.I folds exactly as str.lower does."""
+    if char.isdecimal():
+        return False
+    lower, upper = char.lower(), char.upper()
+    if lower == char == upper:
+        return True
+    if _EXTRA_CASES is None or len(lower) != 1 or len(upper) != 1:
+        return False
+    return (not lower.isascii() and not upper.isascii() and lower.upper() == upper
+            and upper.lower() == lower and lower.isalnum() == char.isalnum()
+            and not lower.isdecimal()
+            and not any(ord(c) in _EXTRA_CASES for c in (char, lower, upper)))
+
+
+def _trie(strings) -> str:
+    """One regex for any of the strings, their common prefixes factored out (the engine
+    then tries one character per branch, not every string at every position). Where one
+    string ends, longer ones with it as prefix are left out: they hold it."""
+    root: dict = {}
+    for string in strings:
+        node = root
+        for char in string:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        if "" in node:
+            return ""
+        alternatives = [re.escape(char) + emit(child) for char, child in sorted(node.items())]
+        if len(alternatives) == 1:
+            return alternatives[0]
+        return "(?:" + "|".join(alternatives) + ")"
+    return emit(root)
