@@ -11,7 +11,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -24,7 +24,7 @@ from ..store.logfile import StorePaths, exposure_warning
 from .commands import InspectorCommands
 from .keymap import load_config
 from .live import log_change
-from .modals.dialog import Pending
+from .modals.dialog import Pending, TypeAhead
 from .modals.erase import EraseModal
 from .modals.help import HelpScreen
 from .modals.plan import PlanModal
@@ -214,6 +214,16 @@ class InspectorApp(App):
             report = None
         self.session.chain = report
         self.call_from_thread(self.set_status, verifying=False, chain=report)
+
+    def _on_key(self, event: events.Key) -> None:
+        """A key typed in the same burst as the one that opened a dialog reaches the app after
+        the dialog is on top, but from the screen below: it goes to the dialog (its reason, in
+        order), never to the bindings (prevent_default: App's own handler, which checks them,
+        does not run). Any other key goes on to App's handler."""
+        top = self.screen
+        if isinstance(top, TypeAhead) and top.stale(event):
+            event.prevent_default()
+            (top.focused or top)._forward_event(events.Key(event.key, event.character))
 
     # -- actions (one registry drives the keys of every screen) -------------------------------
 

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from textual import events as textual_events
 from textual.widgets import Input, Static
 
 from storegen import entry, write_store
@@ -227,6 +228,31 @@ def test_what_is_typed_before_the_plan_arrives_goes_into_its_reason(tmp_path):
     run(main())
     last = events(store)[-1]
     assert (last["op"], last["body"]["reason"]) == ("quarantine", "tenant audit")
+
+
+def test_a_reason_typed_in_the_same_burst_as_the_action_key_goes_into_the_dialog(tmp_path):
+    """A terminal hands the app "Q" and the reason in one read: the app gives every key to the
+    table before the dialog exists. The reason still lands in the dialog, whole and in order,
+    and nothing acts on the table (no mark, no second dialog, no detail-pane toggle)."""
+    store = private_copy("multi-tenant", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 5)
+            for key, char in [(QUARANTINE, QUARANTINE), *[(c, c) for c in "drill"],
+                              ("space", " "), *[(c, c) for c in "4am"]]:
+                app.post_message(textual_events.Key(key, char))    # one burst, no pause
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            await until(pilot, lambda: app.screen.query_one("#reason", Input).value == "drill 4am",
+                        what="the reason")
+            assert [type(s).__name__ for s in app.screen_stack] == ["BeliefsScreen", "PlanModal"]
+            await pilot.press("enter")
+            await until(pilot, lambda: len(events(store)) == 8 and not app.pending_write)
+    run(main())
+    last = events(store)[-1]
+    assert (last["op"], last["body"]["reason"]) == ("quarantine", "drill 4am")
 
 
 def test_keys_that_reach_a_dialog_before_its_field_has_the_focus_go_into_the_field(tmp_path):

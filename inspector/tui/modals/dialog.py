@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
+from textual._time import get_time
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -19,26 +20,47 @@ from ...present.text import safe
 
 
 class TypeAhead:
-    """What is typed while a dialog opens, or while the pending dialog is swapped for the
-    plan's, reaches the dialog itself before its field has the focus: a printable key that
-    arrives with nothing focused goes to the field the dialog starts in, never lost (and
-    never to the table behind). The dialogs' fields keep what was typed when they get the focus
-    (select_on_focus=False): the next key adds to it, never replaces it."""
+    """What is typed while a dialog opens goes into the field it starts in, in order, never
+    lost and never to the table behind: a printable key that reaches the dialog with nothing
+    focused (it is not mounted yet, or between the pending dialog and the plan's) is kept
+    until the field is there; a key typed in the burst that opened the dialog, which the app
+    handed to the screen below, comes here too (InspectorApp._on_key). The fields keep what
+    was typed when they get the focus (select_on_focus=False): the next key adds to it."""
 
     start_field = "#reason"
+    opened_at = 0.0
+
+    def stale(self, event: events.Key) -> bool:
+        """A key made before this dialog was (typed in the burst that opened it)."""
+        return event.time < self.opened_at
+
+    def early(self) -> str:
+        """What was typed before the field was there."""
+        return "".join(getattr(self, "_early", ()))
 
     def on_key(self, event: events.Key) -> None:
         if self.focused is not None or not event.is_printable or not event.character \
                 or getattr(self, "writing", False):
             return
-        fields = self.query(self.start_field)
-        if not fields or fields.first().disabled:
-            return
-        field = fields.first(Input)
-        field.focus()
-        field.insert_text_at_cursor(event.character)
         event.stop()
         event.prevent_default()
+        fields = self.query(self.start_field)
+        if not fields:
+            self.__dict__.setdefault("_early", []).append(event.character)
+            return
+        field = fields.first(Input)
+        if not field.disabled:
+            field.focus()
+            field.insert_text_at_cursor(event.character)
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._type_early)
+
+    def _type_early(self) -> None:
+        kept = self.early()
+        if kept:
+            self._early = []
+            self.query_one(self.start_field, Input).insert_text_at_cursor(kept)
 
 
 class Pending(TypeAhead, ModalScreen[None]):
@@ -49,6 +71,7 @@ class Pending(TypeAhead, ModalScreen[None]):
     def __init__(self, action: str, ids: list[str], subject: str | None = None,
                  batch: str | None = None):
         super().__init__()
+        self.opened_at = get_time()
         self.action, self.ids, self.subject, self.batch = action, ids, subject, batch
         self.refusal: str | None = None
 
@@ -73,7 +96,8 @@ class Pending(TypeAhead, ModalScreen[None]):
         self.query_one("#reason", Input).focus()
 
     def typed(self) -> str:
-        return self.query_one("#reason", Input).value
+        fields = self.query("#reason")
+        return (fields.first(Input).value if fields else "") + self.early()
 
     def refuse(self, message: str) -> None:
         """The plan was refused: say so where the operator looks; escape closes."""
@@ -108,6 +132,7 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
 
     def __init__(self, plan, hidden: int = 0, *, typed: str = "", **context):
         super().__init__()
+        self.opened_at = get_time()
         self.plan, self.hidden, self.typed, self.context = plan, hidden, typed, context
 
     def status_line(self) -> ComposeResult:
