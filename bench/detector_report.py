@@ -40,7 +40,7 @@ from inspector.store.detect import gate_model, rule_shape, secret  # noqa: E402
 from inspector.store.detect.shape import rule_match, rules_finding  # noqa: E402
 
 THRESHOLDS = [0.30, 0.40, 0.50, 0.60, 0.70, 0.75, 0.80, 0.85, 0.90, 0.92, 0.94, 0.95, 0.96,
-              0.965, 0.97, 0.975, 0.98, 0.99]
+              0.965, 0.97, 0.975, 0.98, 0.985, 0.99]
 
 
 # ---------------------------------------------------------------- scoring

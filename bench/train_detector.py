@@ -40,8 +40,14 @@ LEGACY = ROOT / "tests" / "corpus" / "rule_shape.jsonl"
 MODEL_PATH = ROOT / "inspector" / "store" / "detect" / gate_model.MODEL_FILE
 
 VERSION = 1
-C = 1.0
+# Inverse regularization strength. Measured leave-one-origin-out (recall at pooled FPR 0.03,
+# 2-sentence windows, 2026-12-01): C 0.3 -> 0.566, 1 -> 0.589, 3 -> 0.612. The model is
+# not overconfident from too little regularization: a weaker fit loses the rare phrasings.
+C = 3.0
 MIN_DF = 2
+# A feature kept only if it appears in at least MIN_ORIGINS training origins. 2 measured
+# neutral (0.587 against 0.589 at C 1), so it is left at 1.
+MIN_ORIGINS = 1
 ROUNDS = 1
 # A rule whose matches, over the training origins, are at least TRUSTED_PRECISION attacks (of
 # at least TRUSTED_HITS) holds a text on its own, whatever the model says ("Ignore previous
@@ -58,14 +64,14 @@ DIGITS = 4
 # origin scored by a model that never saw it), never on the in-corpus figures nor on any
 # held-out set.
 #
-# Why 0.975. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
+# Why 0.98. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
 # meets both on this corpus (7,116 texts, 11 origins; trusted rules held whatever the score;
-# bench/detector_report.py, 2026-11-30; the report's calibration table has every point):
-#     threshold  0.40   0.50   0.80   0.90   0.95   0.97   0.975  0.98
-#     recall     0.906  0.888  0.791  0.721  0.650  0.597  0.579  0.559
-#     FPR        0.292  0.233  0.105  0.065  0.043  0.033  0.029  0.027
-# (0.975: 2,025 of 3,495 attacks, 104 of 3,621 benign. The rules alone on the same corpus:
-# recall 0.559, FPR 0.107.)
+# bench/detector_report.py, 2026-12-01, C 3; the report's calibration table has every point):
+#     threshold  0.40   0.50   0.80   0.90   0.95   0.97   0.975  0.98   0.985
+#     recall     0.898  0.880  0.795  0.741  0.682  0.641  0.626  0.606  0.577
+#     FPR        0.259  0.218  0.106  0.071  0.047  0.035  0.031  0.029  0.026
+# (0.98: 2,119 of 3,495 attacks, 106 of 3,621 benign; with C 1 the same budget gave 0.579 at
+# 0.975. The rules alone on the same corpus: recall 0.559, FPR 0.107.)
 # The benign texts are the hard cases the issue asked for (texts about prompt injection that
 # quote payloads, chat logs with User:/Assistant: turns, configs holding system prompts,
 # e-mails telling colleagues what to do), and every benign text held is a reviewer's time and
@@ -73,7 +79,7 @@ DIGITS = 4
 # So the budget is kept and recall is what gives: THRESHOLD is the lowest grid threshold
 # whose pooled LOOO FPR is within 0.03. A deployment that can afford more review can lower
 # it (one line here, then retrain); the table says what each choice costs.
-THRESHOLD = 0.975
+THRESHOLD = 0.98
 
 
 # ---------------------------------------------------------------- corpus
@@ -150,9 +156,14 @@ def fit(rows: list[dict], feats: list[list[dict[str, float]]], threshold: float 
     from sklearn.linear_model import LogisticRegression
 
     df: Counter = Counter()
-    for segs in feats:
-        df.update({name for seg in segs for name in seg})
-    vocab = sorted(name for name, n in df.items() if n >= MIN_DF or name[0] in "hr")
+    origins_of: dict[str, set[str]] = {}
+    for row, segs in zip(rows, feats):
+        names = {name for seg in segs for name in seg}
+        df.update(names)
+        for name in names:
+            origins_of.setdefault(name, set()).add(row["origin"])
+    vocab = sorted(name for name, n in df.items()
+                   if name[0] in "hr" or (n >= MIN_DF and len(origins_of[name]) >= MIN_ORIGINS))
     index = {name: i for i, name in enumerate(vocab)}
 
     def matrix(segs: list[dict[str, float]]):

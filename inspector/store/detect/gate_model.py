@@ -48,6 +48,9 @@ class GateModel:
         for name, weight in doc["weights"].items():
             by_kind[name[0]][name[2:]] = weight
         self._w, self._c, self._b, self._s, self._h, self._r = (by_kind[k] for k in "wcbshr")
+        # bigrams keyed by their word pair (tokens hold no space), so scoring zips the
+        # tokens without joining them into strings
+        self._b = {tuple(name.split(" ", 1)): weight for name, weight in self._b.items()}
         # The most a rule's match can add: below threshold_logit - rule_boost no rule can
         # change the answer, so the rules need not run (detect/shape.py).
         self.rule_boost = max([0.0, *self._r.values()])
@@ -91,7 +94,7 @@ class GateModel:
             total = sum([cache[t] if t in cache else word(t) for t in tokens])
         zero = repeat(0.0)
         if len(tokens) > 1:
-            total += sum(map(self._b.get, map(" ".join, zip(tokens, tokens[1:])), zero))
+            total += sum(map(self._b.get, zip(tokens, tokens[1:]), zero))
         starts = fx.clause_starts(segment)
         total += sum(map(self._s.get, starts, zero))
         total /= math.sqrt(max(len(tokens), 1))
@@ -144,7 +147,7 @@ class GateModel:
             parts[key] = parts.get(key, 0.0) + self._word(token) * scale
         for x, y in zip(tokens, tokens[1:]):
             key = f"'{x} {y}'"
-            parts[key] = parts.get(key, 0.0) + self._b.get(x + " " + y, 0.0) * scale
+            parts[key] = parts.get(key, 0.0) + self._b.get((x, y), 0.0) * scale
         for word in starts:
             key = f"starts:{word}"
             parts[key] = parts.get(key, 0.0) + self._s.get(word, 0.0) * scale
