@@ -84,7 +84,7 @@ SELECT line_no, seq, problem FROM (
             WHEN seq < expected THEN 'seq ' || seq || ' repeats or goes back (expected ' || expected || ')'
             WHEN seq > expected THEN 'seq gap: expected ' || expected || ', found ' || seq
             WHEN "at" IS NULL OR NOT real_time("at")
-                THEN 'field "at" is not an RFC 3339 time'
+                THEN 'field "at" is missing or not an RFC 3339 time'
             WHEN actor IS NULL OR NOT regexp_full_match(actor, '[a-z][a-z0-9_-]*:\S+')
                 THEN 'field "actor" is missing or not of the form class:id'
             WHEN op IS NULL OR NOT list_contains($ops, op) THEN 'field "op" is missing or unknown'

@@ -86,7 +86,7 @@ def _envelope_problem(event: dict) -> str | None:
         if not isinstance(event.get(name), str) or not event[name]:
             return f'field "{name}" is missing or not a string'
     if not is_real_time(event["at"]):
-        return 'field "at" is not an RFC 3339 time'
+        return 'field "at" is missing or not an RFC 3339 time'
     if event.get("op") not in OPS:
         return 'field "op" is missing or unknown'
     if not isinstance(event.get("body"), dict):
