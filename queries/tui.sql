@@ -96,27 +96,58 @@ WHERE status = 'quarantined' AND (NOT changed OR memory_id IN (SELECT memory_id 
 CREATE OR REPLACE TABLE tui_held AS
 SELECT row_number() OVER (ORDER BY seq) - 1 AS vpos, * FROM tui_held_of(false)
 
--- name: tui_held_patch
--- The same after events: the rows of entries they did not change, and the changed entries
--- that are held now, numbered again (the queue is small; the entries are not read again).
-CREATE OR REPLACE TABLE tui_held AS
-SELECT row_number() OVER (ORDER BY seq) - 1 AS vpos, * FROM (
-    SELECT * EXCLUDE (vpos) FROM tui_held WHERE memory_id NOT IN (SELECT memory_id FROM tui_changed)
-    UNION ALL
-    SELECT * FROM tui_held_of(true))
+-- name: tui_held_patch_gone
+-- After events: where the rows of the changed entries stood (the rows after them move up by
+-- one each). Their events are newer than every other entry's, so their rows go last (the
+-- queue is oldest first) and the others only close the gaps.
+CREATE OR REPLACE TABLE tui_held_gone AS
+SELECT vpos FROM tui_held WHERE memory_id IN (SELECT memory_id FROM tui_changed)
+
+-- name: tui_held_patch_forget
+DELETE FROM tui_held WHERE memory_id IN (SELECT memory_id FROM tui_changed)
+
+-- name: tui_held_patch_shift
+UPDATE tui_held SET vpos = tui_held.vpos - g.before
+FROM (SELECT h.vpos, count(*) AS before FROM tui_held h JOIN tui_held_gone g ON g.vpos < h.vpos
+      GROUP BY h.vpos) g
+WHERE tui_held.vpos = g.vpos
+
+-- name: tui_held_patch_take
+INSERT INTO tui_held
+SELECT (SELECT count(*) FROM tui_held) + row_number() OVER (ORDER BY seq) - 1 AS vpos, *
+FROM tui_held_of(true)
 
 -- name: tui_quarantine_rows
 -- The Quarantine screen: quarantined entries, newest first, numbered from 0.
 CREATE OR REPLACE TABLE tui_quarantine AS
 SELECT row_number() OVER (ORDER BY seq DESC) - 1 AS vpos, * FROM tui_quarantine_of(false)
 
--- name: tui_quarantine_patch
-CREATE OR REPLACE TABLE tui_quarantine AS
-SELECT row_number() OVER (ORDER BY seq DESC) - 1 AS vpos, * FROM (
-    SELECT * EXCLUDE (vpos) FROM tui_quarantine
-    WHERE memory_id NOT IN (SELECT memory_id FROM tui_changed)
-    UNION ALL
-    SELECT * FROM tui_quarantine_of(true))
+-- name: tui_quarantine_patch_gone
+-- After events: where the rows of the changed entries stood; the changed entries that are
+-- quarantined now are newer than every other, so they go first (newest first): the others
+-- close the gaps, then move down by as many.
+CREATE OR REPLACE TABLE tui_quarantine_gone AS
+SELECT vpos FROM tui_quarantine WHERE memory_id IN (SELECT memory_id FROM tui_changed)
+
+-- name: tui_quarantine_patch_new
+CREATE OR REPLACE TABLE tui_quarantine_new AS
+SELECT row_number() OVER (ORDER BY seq DESC) - 1 AS vpos, * FROM tui_quarantine_of(true)
+
+-- name: tui_quarantine_patch_forget
+DELETE FROM tui_quarantine WHERE memory_id IN (SELECT memory_id FROM tui_changed)
+
+-- name: tui_quarantine_patch_close
+UPDATE tui_quarantine SET vpos = tui_quarantine.vpos - g.before
+FROM (SELECT q.vpos, count(*) AS before FROM tui_quarantine q
+          JOIN tui_quarantine_gone g ON g.vpos < q.vpos GROUP BY q.vpos) g
+WHERE tui_quarantine.vpos = g.vpos
+
+-- name: tui_quarantine_patch_shift
+UPDATE tui_quarantine SET vpos = vpos + (SELECT count(*) FROM tui_quarantine_new)
+WHERE (SELECT count(*) FROM tui_quarantine_new) > 0
+
+-- name: tui_quarantine_patch_take
+INSERT INTO tui_quarantine SELECT * FROM tui_quarantine_new
 
 -- name: tui_conflict_source
 -- The Conflicts screen: one row per marker of the view's beliefs (unnumbered).

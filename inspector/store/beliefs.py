@@ -72,14 +72,14 @@ def judge_keys(con: duckdb.DuckDBPyConnection, tk: datetime, keys: list[tuple[st
 
 def focus_keys_of(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:
     """focus_keys := the keys of `ids` and of every entry resting on them."""
-    _update_cites(con)
+    update_cites(con)
     con.execute(sql("focus_keys_clear"))
     con.execute(sql("focus_keys_of_ids"), {"ids": ids})
 
 
-def _update_cites(con: duckdb.DuckDBPyConnection) -> None:
+def update_cites(con: duckdb.DuckDBPyConnection) -> None:
     """version_cites (the citations of every loaded version, which the walks up and down the
-    justifications read) brought up to the loaded versions."""
+    justifications read) brought up to the loaded versions; the caller holds the store's lock."""
     con.execute(sql("cites_update"))
     con.execute(sql("cites_update_seq"))
 

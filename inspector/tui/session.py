@@ -120,6 +120,7 @@ class Session:
             self.spec = replace(self.spec, moment=Moment.resolve())
         with self.store.lock, self.reader() as cur:
             beliefs.materialize(cur, self.spec)
+            beliefs.update_cites(cur)        # what the next live patch walks (only new versions)
             self._built = (self.spec, self.store.generation, self.store.state.seq)
             return self._rows_of_screens(cur)
 

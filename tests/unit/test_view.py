@@ -499,6 +499,38 @@ def test_a_patch_moves_the_conflict_rows_after_a_new_contested_key(tmp_path):
     session.store.close()
 
 
+def test_a_patch_closes_the_gaps_in_review_and_quarantine_and_puts_new_rows_in_place(tmp_path):
+    """Held H0..H3 and quarantined Q0, Q1; then H1 is approved, H2 quarantined and Q1
+    released: Review closes H1's gap (H3 moves up), Quarantine takes H2 first (newest) and
+    Q0 moves up past Q1's gap — as a rebuild numbers them."""
+    from inspector.tui.session import Session
+    held = lambda i, **kw: entry(i, entity=i.lower(), attribute="k", source="web:x", **kw)  # noqa: E731
+    root = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", held("Q0", status="quarantined")),
+        ("2025-01-01T00:00:00Z", "write", held("Q1", status="quarantined")),
+        *[("2025-01-01T00:00:00Z", "write", held(f"H{i}", status="held")) for i in range(4)]])
+    session = Session(root)
+    session.open()
+    session.rebuild_view()
+    con = session.store.con
+    rows = lambda t: con.execute(f"SELECT vpos, memory_id FROM {t} ORDER BY vpos").fetchall()  # noqa: E731
+    assert rows("tui_held") == [(0, "H0"), (1, "H1"), (2, "H2"), (3, "H3")]
+    assert rows("tui_quarantine") == [(0, "Q1"), (1, "Q0")]
+    with LogWriter(session.store.paths) as writer:
+        writer.append([event_draft("approve", "H1", "operator:o", after=held("H1", status="active")),
+                       event_draft("quarantine", "H2", "operator:o",
+                                   after=held("H2", status="quarantined")),
+                       event_draft("release", "Q1", "operator:o", after=held("Q1", status="active"))])
+    session.store.refresh()
+    session.take_appended()
+    assert rows("tui_held") == [(0, "H0"), (1, "H3")]
+    assert rows("tui_quarantine") == [(0, "H2"), (1, "Q0")]
+    patched = tui_tables(con)
+    session.rebuild_view()
+    assert patched == tui_tables(con)
+    session.store.close()
+
+
 def test_a_patch_judges_again_what_rests_on_a_changed_entry(tmp_path):
     from datetime import datetime, timezone
     from inspector.store import beliefs

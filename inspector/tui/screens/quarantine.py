@@ -12,7 +12,9 @@ from .tables import EntryTableScreen, id_column, time_column
 
 @screen(ScreenSpec(
     "quarantine", "Quarantine", 4, table="tui_quarantine", rows=("tui_quarantine_source", "tui_quarantine_rows"),
-    patch_rows=("tui_quarantine_source", "tui_quarantine_patch"),
+    patch_rows=("tui_quarantine_source", "tui_quarantine_patch_gone", "tui_quarantine_patch_new",
+                "tui_quarantine_patch_forget", "tui_quarantine_patch_close",
+                "tui_quarantine_patch_shift", "tui_quarantine_patch_take"),
     count=True, actions=("release", "retract", "erase"),
     hint=f"Quarantined entries, newest first: {ACTIONS['release'].key} release (restores the earlier "
          f"status) · {ACTIONS['retract'].key} retract · {ACTIONS['erase'].key} erase",

@@ -13,7 +13,8 @@ from .tables import EntryTableScreen, id_column, time_column
 
 @screen(ScreenSpec(
     "review", "Review", 2, table="tui_held", rows=("tui_held_source", "tui_held_rows"),
-    patch_rows=("tui_held_source", "tui_held_patch"), count=True,
+    patch_rows=("tui_held_source", "tui_held_patch_gone", "tui_held_patch_forget",
+                "tui_held_patch_shift", "tui_held_patch_take"), count=True,
     actions=("approve", "reject", "quarantine", "retract", "erase"),
     hint=f"Held writes, oldest first, with what the gate matched: {ACTIONS['approve'].key} approve · "
          f"{ACTIONS['reject'].key} reject · space marks several",
