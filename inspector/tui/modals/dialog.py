@@ -28,7 +28,11 @@ class TypeAhead:
     was typed when they get the focus (select_on_focus=False): the next key adds to it."""
 
     start_field = "#reason"
-    opened_at = 0.0
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.opened_at = get_time()
+        self._early: list[str] = []        # typed before the start field was there
 
     def stale(self, event: events.Key) -> bool:
         """A key made before this dialog was (typed in the burst that opened it)."""
@@ -36,7 +40,7 @@ class TypeAhead:
 
     def early(self) -> str:
         """What was typed before the field was there."""
-        return "".join(getattr(self, "_early", ()))
+        return "".join(self._early)
 
     def on_key(self, event: events.Key) -> None:
         if self.focused is not None or not event.is_printable or not event.character \
@@ -46,7 +50,7 @@ class TypeAhead:
         event.prevent_default()
         fields = self.query(self.start_field)
         if not fields:
-            self.__dict__.setdefault("_early", []).append(event.character)
+            self._early.append(event.character)
             return
         field = fields.first(Input)
         if not field.disabled:
@@ -71,7 +75,6 @@ class Pending(TypeAhead, ModalScreen[None]):
     def __init__(self, action: str, ids: list[str], subject: str | None = None,
                  batch: str | None = None):
         super().__init__()
-        self.opened_at = get_time()
         self.action, self.ids, self.subject, self.batch = action, ids, subject, batch
         self.refusal: str | None = None
 
@@ -132,7 +135,6 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
 
     def __init__(self, plan, hidden: int = 0, *, typed: str = "", **context):
         super().__init__()
-        self.opened_at = get_time()
         self.plan, self.hidden, self.typed, self.context = plan, hidden, typed, context
 
     def status_line(self) -> ComposeResult:
