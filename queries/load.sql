@@ -24,10 +24,23 @@ SELECT count(*) FROM raw_file
 -- A torn last line read by the fast path: not an event.
 DELETE FROM raw_file WHERE rowid >= $n
 
+-- name: memory_in_use
+-- Bytes DuckDB holds for the tables loaded so far (and everything else it keeps).
+SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()
+
+-- name: compact_memory
+-- An in-memory database's checkpoint compresses its tables (and drops deleted rows): a cold
+-- load in ranges runs it when what it has loaded grows large.
+CHECKPOINT
+
+-- name: raw_first_line
+-- The line number of raw_file's first row (a cold load reads the log a range at a time).
+SET VARIABLE raw_first_line = $first_line::BIGINT
+
 -- name: raw_view_file
--- Rows of raw_file are in file order, so rowid + 1 is the line number.
+-- Rows of raw_file are in file order, so rowid + raw_first_line is the line number.
 CREATE OR REPLACE VIEW raw AS
-SELECT rowid + 1 AS line_no, NULL::VARCHAR AS parse_error, *
+SELECT rowid + getvariable('raw_first_line') AS line_no, NULL::VARCHAR AS parse_error, *
 FROM raw_file
 
 -- name: raw_lines
@@ -282,13 +295,15 @@ DELETE FROM entries_new WHERE memory_id IN (SELECT memory_id FROM staged)
 -- name: entries_refresh
 -- The current state of every entry touched by the staged lines: its last version, with the
 -- stored `after` verbatim (unknown fields kept) as `state`.
+-- Every staged line is a version newer than any loaded before, so an entry's last version
+-- is its last staged line.
 INSERT INTO entries_new
 SELECT v.*, r.body.after AS state
 FROM versions_new v
-JOIN (SELECT memory_id, max(seq) AS seq FROM versions_new
-      WHERE memory_id IN (SELECT memory_id FROM staged) GROUP BY memory_id) last
+JOIN (SELECT memory_id, max(seq) AS seq FROM staged GROUP BY memory_id) last
   ON v.memory_id = last.memory_id AND v.seq = last.seq
 JOIN raw r ON r.line_no = v.seq
+WHERE v.seq >= (SELECT min(seq) FROM staged)
 
 -- name: edges_forget
 DELETE FROM edges_new WHERE src IN (SELECT memory_id FROM staged)

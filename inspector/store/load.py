@@ -22,8 +22,8 @@ from . import jsonsafe
 from .batches import whole_tail
 from .chain import GENESIS, line_bytes, seal_after
 from .errors import LogProblem
-from .logfile import (StorePaths, Tail, count_lines, decode_lines, last_line, read_lines,
-                      read_tail, store_paths, warn_once)
+from .logfile import (StorePaths, Tail, chunk_bounds, count_lines, decode_lines, feed_pipe,
+                      last_line, read_lines, read_tail, store_paths, warn_once)
 from .contract import value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
@@ -65,6 +65,24 @@ CONNECTION = {
     # erasure knows about.
     "temp_directory": "",
 }
+
+
+# A cold load reads the log in ranges of about this many bytes (DESIGN §2.5: memory), so that
+# its peak is what is loaded plus one range's scratch (raw rows, parsed states), not the whole
+# log parsed at once. INSPECTOR_COLD_CHUNK_BYTES sets another size.
+COLD_CHUNK_BYTES = 256 << 20
+
+
+# When the tables a cold load has built so far hold more than this, they are compressed
+# (compact_memory) before the next range: at 5M events that halves the peak.
+COLD_COMPACT_BYTES = 1 << 30
+
+
+def cold_chunk_bytes() -> int:
+    try:
+        return max(1, int(os.environ.get("INSPECTOR_COLD_CHUNK_BYTES", COLD_CHUNK_BYTES)))
+    except ValueError:
+        return COLD_CHUNK_BYTES
 
 
 class _NeedExactRead(Exception):
@@ -183,38 +201,79 @@ class Store:
         self._load_all(publish=False)
 
     def _load_cold(self) -> None:
+        """The whole log, a range of lines at a time (cold_chunk_bytes each): each range is
+        read fast, then taken like an appended tail, so memory holds what is loaded plus one
+        range's scratch, never the whole log's. A range the fast read cannot vouch for is read
+        again line by line, which names the line."""
         tail = whole_tail(self.paths.log)
         st = os.stat(self.paths.log)
         self.state.inode, self.state.dev = st.st_ino, st.st_dev
-        if tail.end > 0:
+        bom = tail.end > 0 and _starts_with_bom(self.paths.log)
+        bounds = chunk_bounds(self.paths.log, tail.end, cold_chunk_bytes())
+        for start, end in bounds:
+            if self.con.execute(sql("memory_in_use")).fetchone()[0] > COLD_COMPACT_BYTES:
+                self.con.execute(sql("compact_memory"))
             try:
-                if _starts_with_bom(self.paths.log):
-                    raise _NeedExactRead()
-                self._read_fast(tail)
-            except (duckdb.Error, _NeedExactRead):
-                self._stage_lines(decode_lines(read_lines(self.paths.log, 0, tail.end)), 1)
-            self._take_staged()
+                self._take_range(start, end, exact=bom,
+                                 torn=tail.torn if len(bounds) == 1 else None)
+            except LogProblem:
+                if end == tail.end:
+                    raise
+                # The refusal counts the bad lines of the whole rest of the log, as a load in
+                # one piece would: read the rest line by line (it is refused again).
+                self._drop_scratch()
+                self._take_range(start, tail.end, exact=True, torn=None)
+                break
         self._finish(tail)
 
-    def _read_fast(self, tail: Tail) -> None:
-        counted: list[int] = []
-        counter = threading.Thread(target=lambda: counted.append(count_lines(self.paths.log, tail.end)))
-        counter.start()
+    def _take_range(self, start: int, end: int, exact: bool, torn: bytes | None) -> None:
+        """Load the complete lines between two offsets after what is loaded."""
         try:
-            self.con.execute(sql("read_log"), {"path": str(self.paths.log)})
+            if exact:
+                raise _NeedExactRead()
+            self._read_fast(start, end, torn)
+        except (duckdb.Error, _NeedExactRead):
+            self._drop_scratch()
+            self._stage_lines(decode_lines(read_lines(self.paths.log, start, end)),
+                              self.state.seq + 1)
+        self._take_staged()
+        self._finish(Tail(size=end, end=end, torn=b""))
+
+    def _read_fast(self, start: int, end: int, torn: bytes | None) -> None:
+        """DuckDB's parallel JSON reader over bytes start..end of the log: the file itself when
+        that is the whole log (`torn` is then what follows `end`), else a pipe fed from it (no
+        copy of the log is written anywhere)."""
+        counted: list[int] = []
+        if torn is not None:
+            feeder = threading.Thread(
+                target=lambda: counted.append(count_lines(self.paths.log, end)))
+            source = str(self.paths.log)
+        else:
+            read_end, write_end = os.pipe()
+            feeder = threading.Thread(target=feed_pipe, args=(
+                self.paths.log, start, end, write_end, counted))
+            source = f"/dev/fd/{read_end}"
+        feeder.start()
+        try:
+            self.con.execute(sql("read_log"), {"path": source})
         finally:
-            counter.join()
+            if torn is None:
+                os.close(read_end)          # a read that stopped early ends the feed
+            feeder.join()
         rows = self.con.execute(sql("raw_file_count")).fetchone()[0]
-        if rows != counted[0] + (1 if tail.torn.strip() else 0):
+        if rows != counted[0] + (1 if torn and torn.strip() else 0):
             raise _NeedExactRead()
-        if tail.torn.strip():
+        if rows > counted[0]:               # the torn line after `end`: not an event
             self.con.execute(sql("raw_file_drop_torn"), {"n": counted[0]})
+        first_line = self.state.seq + 1
+        self.con.execute(sql("raw_first_line"), {"first_line": first_line})
         self.con.execute(sql("raw_view_file"))
-        if self._problems(first_line=1, prev_seq=0, chained_before=False):
+        if self._problems(first_line=first_line, prev_seq=self.state.seq,
+                          chained_before=self.state.chained):
             raise _NeedExactRead()
         # The head is read strictly (_finish); DuckDB's reader took a line the strict reading
         # refuses (a duplicated key): the exact read names it.
-        if _strict_error(last_line(self.paths.log, tail.end).decode("utf-8", "replace")):
+        if _strict_error(last_line(self.paths.log, end).decode("utf-8", "replace")):
             raise _NeedExactRead()
 
     # -- numbered lines: a tail, the whole log when it has a problem, or events to come -----

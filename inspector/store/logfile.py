@@ -139,6 +139,53 @@ def count_lines(path: Path, end: int) -> int:
     return n
 
 
+def chunk_bounds(path: Path, end: int, size: int) -> list[tuple[int, int]]:
+    """Split the first `end` bytes (complete lines) into ranges of about `size` bytes that
+    each end just after a b"\\n": every line falls wholly inside one range."""
+    bounds, start = [], 0
+    with open(path, "rb", buffering=0) as f:
+        while start < end:
+            cut = start + size
+            if cut >= end:
+                bounds.append((start, end))
+                break
+            f.seek(cut - 1)
+            while True:
+                block = f.read(1 << 16)
+                at = block.find(b"\n") if block else -1
+                if at >= 0 or not block:
+                    break
+                cut += len(block)
+            cut = min(end, cut + at) if at >= 0 else end
+            bounds.append((start, cut))
+            start = cut
+    return bounds
+
+
+def feed_pipe(path: Path, start: int, end: int, pipe: int, counted: list[int]) -> None:
+    """Write bytes start..end of the log into `pipe` (then close it), counting their b"\\n"
+    into `counted`. A reader that stops early (the pipe's read end closed) ends the feed."""
+    n = 0
+    try:
+        with open(path, "rb", buffering=0) as f:
+            f.seek(start)
+            left = end - start
+            while left > 0:
+                block = f.read(min(1 << 20, left))
+                if not block:
+                    break
+                n += block.count(b"\n")
+                left -= len(block)
+                view = memoryview(block)
+                while view:
+                    view = view[os.write(pipe, view):]
+    except (BrokenPipeError, OSError):
+        pass
+    finally:
+        counted.append(n)
+        os.close(pipe)
+
+
 def read_lines(path: Path, start: int, end: int) -> list[bytes]:
     """The complete lines between two offsets, without their newlines."""
     with open(path, "rb") as f:

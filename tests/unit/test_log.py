@@ -186,3 +186,86 @@ def test_offsets_are_kept_as_instants(tmp_path):
     row = Store(root, warn=False).con.execute(
         """SELECT strftime("at", '%H:%M'), strftime(observed_at, '%H:%M') FROM versions""").fetchone()
     assert row == ("02:00", "01:00")
+
+
+# -- a cold load in ranges (load.COLD_CHUNK_BYTES) ---------------------------------------------
+
+def test_the_log_is_cut_into_ranges_of_whole_lines(tmp_path):
+    from inspector.store.logfile import chunk_bounds
+    log = tmp_path / "log"
+    log.write_bytes(b"aaaa\nbb\n\ncccccccc\nd\n")         # lines end at 5, 8, 9, 18, 20
+    assert chunk_bounds(log, 20, 1) == [(0, 5), (5, 8), (8, 9), (9, 18), (18, 20)]
+    assert chunk_bounds(log, 20, 6) == [(0, 8), (8, 18), (18, 20)]
+    assert chunk_bounds(log, 20, 5) == [(0, 5), (5, 18), (18, 20)]
+    assert chunk_bounds(log, 18, 100) == [(0, 18)]
+    assert chunk_bounds(log, 0, 100) == []
+
+
+def ranged_load(store, monkeypatch, size: int) -> Store:
+    monkeypatch.setenv("INSPECTOR_COLD_CHUNK_BYTES", str(size))
+    return Store(store, warn=False)
+
+
+@pytest.mark.parametrize("size, compact", [(1, False), (700, False), (2500, False), (1, True)])
+def test_a_load_in_ranges_equals_a_load_in_one_piece(tmp_path, monkeypatch, size, compact):
+    """compact: the tables loaded so far are compressed before every range (a big log's)."""
+    root = small(tmp_path, 9)
+    with LogWriter(store_paths(root)) as writer:        # an update and a cited summary
+        writer.append([event_draft("update", "M3", "agent:1", before=entry("M3", attribute="a3",
+                                                                                value=3),
+                                   after=entry("M3", attribute="a3", value="new"))])
+    lines = read_lines(root)
+    write_lines(root, lines + [lines[-1][:30]], newline_at_end=False)     # a torn tail
+    tables = ("SELECT * FROM versions ORDER BY seq", "SELECT * FROM entries ORDER BY memory_id",
+              "SELECT * FROM edges ORDER BY ALL")
+    whole = Store(root, warn=False)
+    expected = [whole.con.execute(q).fetchall() for q in tables]
+    assert (whole.head, len(expected[0]), len(expected[1])) == (f"10:{json.loads(lines[-1])['hash']}", 10, 9)
+    if compact:
+        import inspector.store.load as load
+        monkeypatch.setattr(load, "COLD_COMPACT_BYTES", 0)
+    ranged = ranged_load(root, monkeypatch, size)
+    assert [ranged.con.execute(q).fetchall() for q in tables] == expected
+    assert (ranged.head, ranged.state.offset, ranged.state.torn) == \
+        (whole.head, whole.state.offset, lines[-1][:30])
+
+
+def test_a_bad_line_in_a_later_range_is_named_with_the_count_of_the_whole_log(tmp_path,
+                                                                              monkeypatch):
+    root = small(tmp_path, 9)
+    lines = read_lines(root)
+    lines[5], lines[7] = b"not json", lines[7][:50]
+    write_lines(root, lines)
+    whole = load_error(root)
+    assert (whole.line, whole.seq, whole.more) == (6, None, 1)
+    monkeypatch.setenv("INSPECTOR_COLD_CHUNK_BYTES", "1")
+    ranged = load_error(root)
+    assert (ranged.line, ranged.seq, ranged.reason, ranged.more) == (6, None, whole.reason, 1)
+    assert str(ranged) == str(whole)
+
+
+def test_a_range_duckdb_cannot_read_is_read_line_by_line(tmp_path, monkeypatch):
+    """A range whose fast read fails (simulated: the read fails before it takes a byte) is read
+    exactly, and the pipe that fed it stops: the load neither hangs on a full pipe nor loses a
+    line. The ranges (100 KB) are larger than a pipe's buffer (64 KB)."""
+    import threading
+    import inspector.store.load as load
+    root = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry(f"M{i}", attribute=f"a{i}", value="x" * 1000))
+        for i in range(300)])
+    assert log_path(root).stat().st_size > 250_000
+    monkeypatch.setenv("INSPECTOR_COLD_CHUNK_BYTES", "100000")
+    real = load.sql
+
+    def refusing(name):
+        text = real(name)
+        return "SELECT error('no fast read of ' || $path)" if name == "read_log" else text
+    monkeypatch.setattr(load, "sql", refusing)
+    loaded = []
+    worker = threading.Thread(target=lambda: loaded.append(Store(root, warn=False)), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "the load hung on the pipe of a range DuckDB stopped reading"
+    store = loaded[0]
+    assert store.con.execute("SELECT count(*) FROM versions").fetchone() == (300,)
+    assert store.head == f"300:{json.loads(read_lines(root)[-1])['hash']}"

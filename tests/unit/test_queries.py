@@ -277,12 +277,18 @@ def test_the_fast_read_and_the_problems_it_finds(bc, tmp_path):
     assert firsts(con, "raw_file_count") == [5]
     con.execute(sql("raw_file_drop_torn"), {"n": 4})
     assert firsts(con, "raw_file_count") == [4]
+    con.execute(sql("raw_first_line"), {"first_line": 1})
     con.execute(sql("raw_view_file"))
     assert rows(con, "log_problems", first_line=1, prev_seq=0, chained_before=False,
                 ops=list(OPS)) == [
         (2, 3, "seq gap: expected 2, found 3"),
         (3, None, 'field "seq" is missing or not an integer'),
         (4, 4, 'field "actor" is missing or not of the form class:id')]
+    # The same rows read as a later range of a log (a cold load reads it range by range).
+    con.execute(sql("raw_first_line"), {"first_line": 11})
+    assert table(con, "SELECT line_no FROM raw ORDER BY line_no") == [(11,), (12,), (13,), (14,)]
+    assert rows(con, "log_problems", first_line=11, prev_seq=10, chained_before=False,
+                ops=list(OPS))[0] == (11, 1, "seq 1 repeats or goes back (expected 11)")
 
 
 def test_numbered_lines_and_their_problems(bc):

@@ -4,7 +4,8 @@ A random store, then random steps another process or the operator takes: appends
 torn, a batch cut short), actions, erasures, a log truncated or rolled back, a log replaced
 by a copy or by another store, a line edited in place. After every step each read command's
 `--json` from the warm path (the view kept across steps) equals a cold load's (`.inspector/`
-moved aside), and a log that is not the one the view read is never answered from it.
+moved aside), read in one piece and in ranges of a few lines, and a log that is not the one
+the view read is never answered from it.
 """
 
 from __future__ import annotations
@@ -80,14 +81,18 @@ def reads(root: Path, ids: list[str]) -> dict[str, tuple[int, str]]:
     return out
 
 
-def cold_reads(root: Path, ids: list[str]) -> dict[str, tuple[int, str]]:
-    """The same commands with no view (the warm one is moved aside and put back after)."""
+def cold_reads(root: Path, ids: list[str], chunk: int | None = None) -> dict[str, tuple[int, str]]:
+    """The same commands with no view (the warm one is moved aside and put back after); with
+    `chunk`, the cold load reads the log in ranges of that many bytes."""
     cache, aside = root / ".inspector", root.parent / "view-aside"
     if cache.exists():
         os.rename(cache, aside)
+    if chunk is not None:
+        os.environ["INSPECTOR_COLD_CHUNK_BYTES"] = str(chunk)
     try:
         return reads(root, ids)
     finally:
+        os.environ.pop("INSPECTOR_COLD_CHUNK_BYTES", None)
         shutil.rmtree(cache, ignore_errors=True)
         if aside.exists():
             os.rename(aside, cache)
@@ -221,8 +226,12 @@ def test_warm_answers_equal_cold_ones_after_every_step(tmp_path_factory, case, d
         ids = ids_of(root)
         warm = reads(root, ids)
         cold = cold_reads(root, ids)
+        chunk = data.draw(st.integers(1, 4000), label="cold load range bytes")
+        ranged = cold_reads(root, ids, chunk)
         for name in warm:
             assert warm[name] == cold[name], f"after {step}: `{name}` warm differs from cold"
+            assert ranged[name] == cold[name], \
+                f"after {step}: `{name}` read in ranges of {chunk} bytes differs from cold"
 
 
 # -- the proof of currency, step by step --------------------------------------------------------
