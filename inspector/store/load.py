@@ -243,15 +243,15 @@ class Store:
         """DuckDB's parallel JSON reader over bytes start..end of the log: the file itself when
         that is the whole log (`torn` is then what follows `end`), else a pipe fed from it (no
         copy of the log is written anywhere)."""
-        counted: list[int] = []
+        fed: list[tuple[int, int]] = []          # (lines, bytes) read from the log
         if torn is not None:
             feeder = threading.Thread(
-                target=lambda: counted.append(count_lines(self.paths.log, end)))
+                target=lambda: fed.append((count_lines(self.paths.log, end), end)))
             source = str(self.paths.log)
         else:
             read_end, write_end = os.pipe()
             feeder = threading.Thread(target=feed_pipe, args=(
-                self.paths.log, start, end, write_end, counted))
+                self.paths.log, start, end, write_end, fed))
             source = f"/dev/fd/{read_end}"
         feeder.start()
         try:
@@ -260,11 +260,12 @@ class Store:
             if torn is None:
                 os.close(read_end)          # a read that stopped early ends the feed
             feeder.join()
+        (lines, sent), = fed
         rows = self.con.execute(sql("raw_file_count")).fetchone()[0]
-        if rows != counted[0] + (1 if torn and torn.strip() else 0):
+        if sent != end - start or rows != lines + (1 if torn and torn.strip() else 0):
             raise _NeedExactRead()
-        if rows > counted[0]:               # the torn line after `end`: not an event
-            self.con.execute(sql("raw_file_drop_torn"), {"n": counted[0]})
+        if rows > lines:                    # the torn line after `end`: not an event
+            self.con.execute(sql("raw_file_drop_torn"), {"n": lines})
         first_line = self.state.seq + 1
         self.con.execute(sql("raw_first_line"), {"first_line": first_line})
         self.con.execute(sql("raw_view_file"))

@@ -162,27 +162,27 @@ def chunk_bounds(path: Path, end: int, size: int) -> list[tuple[int, int]]:
     return bounds
 
 
-def feed_pipe(path: Path, start: int, end: int, pipe: int, counted: list[int]) -> None:
-    """Write bytes start..end of the log into `pipe` (then close it), counting their b"\\n"
-    into `counted`. A reader that stops early (the pipe's read end closed) ends the feed."""
-    n = 0
+def feed_pipe(path: Path, start: int, end: int, pipe: int, fed: list[tuple[int, int]]) -> None:
+    """Write bytes start..end of the log into `pipe` (then close it), and append to `fed` how
+    many b"\\n" and how many bytes went in: fewer bytes than asked means the feed stopped (the
+    reader closed the pipe's other end, or the log could not be read)."""
+    lines = sent = 0
     try:
         with open(path, "rb", buffering=0) as f:
             f.seek(start)
-            left = end - start
-            while left > 0:
-                block = f.read(min(1 << 20, left))
+            while sent < end - start:
+                block = f.read(min(1 << 20, end - start - sent))
                 if not block:
                     break
-                n += block.count(b"\n")
-                left -= len(block)
                 view = memoryview(block)
                 while view:
                     view = view[os.write(pipe, view):]
-    except (BrokenPipeError, OSError):
+                lines += block.count(b"\n")
+                sent += len(block)
+    except OSError:
         pass
     finally:
-        counted.append(n)
+        fed.append((lines, sent))
         os.close(pipe)
 
 

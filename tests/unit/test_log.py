@@ -269,3 +269,22 @@ def test_a_range_duckdb_cannot_read_is_read_line_by_line(tmp_path, monkeypatch):
     store = loaded[0]
     assert store.con.execute("SELECT count(*) FROM versions").fetchone() == (300,)
     assert store.head == f"300:{json.loads(read_lines(root)[-1])['hash']}"
+
+
+def test_a_feed_that_stops_short_is_not_taken_for_the_whole_range(tmp_path, monkeypatch):
+    """The pipe delivered whole lines, but fewer than the range holds (the log could not be
+    read to the end of the range): the rows agree with the lines fed, yet the range is read
+    again line by line, so no line is skipped."""
+    import inspector.store.load as load
+    root = small(tmp_path, 8)
+    monkeypatch.setenv("INSPECTOR_COLD_CHUNK_BYTES", "2000")
+    real = load.feed_pipe
+
+    def short(path, start, end, pipe, fed):
+        cut = path.read_bytes().rindex(b"\n", start, end - 1) + 1     # one line less
+        real(path, start, cut if cut > start else end, pipe, fed)
+    monkeypatch.setattr(load, "feed_pipe", short)
+    store = Store(root, warn=False)
+    assert store.con.execute("SELECT count(*) FROM versions").fetchone() == (8,)
+    assert [r[0] for r in store.con.execute("SELECT seq FROM versions ORDER BY seq").fetchall()] \
+        == list(range(1, 9))
