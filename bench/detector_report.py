@@ -276,6 +276,7 @@ def main() -> int:
     print_table("origin", counts(rows, [r is not None for r in rules], lambda r: r["origin"]))
     print()
     if args.no_looo:
+        speed(args, rows)
         return 0
 
     print("2. LEAVE-ONE-ORIGIN-OUT (each origin scored by a model trained on the others)")
@@ -296,10 +297,15 @@ def main() -> int:
     print()
     print_misses(rows, looo, probs)
     print()
+    speed(args, rows)
+    return 0
+
+
+def speed(args: argparse.Namespace, rows: list[dict]) -> None:
+    """4. Throughput, when --speed N asks for it (with or without --no-looo)."""
     if args.speed:
         print("4. THROUGHPUT")
         print_speed(rows, args.speed)
-    return 0
 
 
 if __name__ == "__main__":
