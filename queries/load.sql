@@ -295,15 +295,13 @@ DELETE FROM entries_new WHERE memory_id IN (SELECT memory_id FROM staged)
 -- name: entries_refresh
 -- The current state of every entry touched by the staged lines: its last version, with the
 -- stored `after` verbatim (unknown fields kept) as `state`.
--- Every staged line is a version newer than any loaded before, so an entry's last version
--- is its last staged line.
 INSERT INTO entries_new
 SELECT v.*, r.body.after AS state
 FROM versions_new v
-JOIN (SELECT memory_id, max(seq) AS seq FROM staged GROUP BY memory_id) last
+JOIN (SELECT memory_id, max(seq) AS seq FROM versions_new
+      WHERE memory_id IN (SELECT memory_id FROM staged) GROUP BY memory_id) last
   ON v.memory_id = last.memory_id AND v.seq = last.seq
 JOIN raw r ON r.line_no = v.seq
-WHERE v.seq >= (SELECT min(seq) FROM staged)
 
 -- name: edges_forget
 DELETE FROM edges_new WHERE src IN (SELECT memory_id FROM staged)

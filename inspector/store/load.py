@@ -22,8 +22,8 @@ from . import jsonsafe
 from .batches import whole_tail
 from .chain import GENESIS, line_bytes, seal_after
 from .errors import LogProblem
-from .logfile import (StorePaths, Tail, chunk_bounds, count_lines, decode_lines, feed_pipe,
-                      last_line, read_lines, read_tail, store_paths, warn_once)
+from .logfile import (StorePaths, Tail, chunk_bounds, copy_range, count_lines, decode_lines,
+                      feed_pipe, last_line, read_lines, read_tail, store_paths, warn_once)
 from .contract import value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
@@ -69,8 +69,10 @@ CONNECTION = {
 
 # A cold load reads the log in ranges of about this many bytes (DESIGN §2.5: memory), so that
 # its peak is what is loaded plus one range's scratch (raw rows, parsed states), not the whole
-# log parsed at once. INSPECTOR_COLD_CHUNK_BYTES sets another size.
-COLD_CHUNK_BYTES = 256 << 20
+# log parsed at once. Measured at 5M events (6.1 GB log, bench/bench_view.py): 1 GiB ranges
+# peak at 3.1 GB (1.5 GiB: 3.4 GB; one piece: 8.8 GB); smaller ranges cost time (256 MiB
+# ranges through a pipe doubled the 1M load). INSPECTOR_COLD_CHUNK_BYTES sets another size.
+COLD_CHUNK_BYTES = 1 << 30
 
 
 # When the tables a cold load has built so far hold more than this, they are compressed
@@ -241,25 +243,32 @@ class Store:
 
     def _read_fast(self, start: int, end: int, torn: bytes | None) -> None:
         """DuckDB's parallel JSON reader over bytes start..end of the log: the file itself when
-        that is the whole log (`torn` is then what follows `end`), else a pipe fed from it (no
-        copy of the log is written anywhere)."""
-        fed: list[tuple[int, int]] = []          # (lines, bytes) read from the log
+        that is the whole log (`torn` is then what follows `end`), else an anonymous copy of
+        the range (logfile.copy_range), else a pipe fed from it (read by one thread)."""
+        fed: list[tuple[int, int]] = []          # (lines, bytes) DuckDB was given
+        copy = None if torn is not None else copy_range(self.paths.log, start, end)
+        pipe = None
         if torn is not None:
-            feeder = threading.Thread(
-                target=lambda: fed.append((count_lines(self.paths.log, end), end)))
-            source = str(self.paths.log)
+            source, counted = str(self.paths.log), end
+        elif copy is not None:
+            source, counted = f"/proc/self/fd/{copy[0]}", copy[1]
         else:
-            read_end, write_end = os.pipe()
+            pipe, write_end = os.pipe()
+            source = f"/proc/self/fd/{pipe}"
             feeder = threading.Thread(target=feed_pipe, args=(
                 self.paths.log, start, end, write_end, fed))
-            source = f"/dev/fd/{read_end}"
+        if pipe is None:
+            feeder = threading.Thread(target=lambda: fed.append(
+                (count_lines(Path(source), counted), counted)))
         feeder.start()
         try:
             self.con.execute(sql("read_log"), {"path": source})
         finally:
-            if torn is None:
-                os.close(read_end)          # a read that stopped early ends the feed
+            if pipe is not None:
+                os.close(pipe)              # a read that stopped early ends the feed
             feeder.join()
+            if copy is not None:
+                os.close(copy[0])           # the kernel frees the copy
         (lines, sent), = fed
         rows = self.con.execute(sql("raw_file_count")).fetchone()[0]
         if sent != end - start or rows != lines + (1 if torn and torn.strip() else 0):

@@ -162,6 +162,34 @@ def chunk_bounds(path: Path, end: int, size: int) -> list[tuple[int, int]]:
     return bounds
 
 
+def copy_range(path: Path, start: int, end: int) -> tuple[int, int] | None:
+    """An anonymous file beside the log (O_TMPFILE | O_EXCL: it never has a name, so nothing
+    can open it by path, it can never be linked in, and the kernel frees it when its last
+    descriptor closes, crash or not) holding bytes start..end of the log: (its descriptor, the
+    bytes copied). None when the file system or the directory's permissions do not allow one,
+    or the disk has no room (the caller then feeds a pipe)."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag:
+        return None
+    try:
+        fd = os.open(path.parent, flag | os.O_RDWR | os.O_EXCL, 0o600)
+    except OSError:
+        return None
+    try:
+        with open(path, "rb", buffering=0) as log:
+            copied, left = 0, end - start
+            while left > 0:
+                got = os.copy_file_range(log.fileno(), fd, left, start + copied, None)
+                if not got:
+                    break
+                copied += got
+                left -= got
+    except OSError:
+        os.close(fd)
+        return None
+    return fd, copied
+
+
 def feed_pipe(path: Path, start: int, end: int, pipe: int, fed: list[tuple[int, int]]) -> None:
     """Write bytes start..end of the log into `pipe` (then close it), and append to `fed` how
     many b"\\n" and how many bytes went in: fewer bytes than asked means the feed stopped (the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -244,10 +245,20 @@ def test_a_bad_line_in_a_later_range_is_named_with_the_count_of_the_whole_log(tm
     assert str(ranged) == str(whole)
 
 
-def test_a_range_duckdb_cannot_read_is_read_line_by_line(tmp_path, monkeypatch):
+@pytest.fixture(params=["copy", "pipe"])
+def range_source(request, monkeypatch) -> str:
+    """How a range reaches DuckDB: an anonymous copy, or (where none can be made) a pipe."""
+    if request.param == "pipe":
+        import inspector.store.load as load
+        monkeypatch.setattr(load, "copy_range", lambda path, start, end: None)
+    return request.param
+
+
+def test_a_range_duckdb_cannot_read_is_read_line_by_line(tmp_path, monkeypatch, range_source):
     """A range whose fast read fails (simulated: the read fails before it takes a byte) is read
-    exactly, and the pipe that fed it stops: the load neither hangs on a full pipe nor loses a
-    line. The ranges (100 KB) are larger than a pipe's buffer (64 KB)."""
+    exactly; the pipe that fed it stops, or its copy is closed: the load neither hangs on a
+    full pipe (the ranges, 100 KB, are larger than a pipe's buffer) nor loses a line nor keeps
+    a descriptor, and no file is left beside the log."""
     import threading
     import inspector.store.load as load
     root = write_store(tmp_path / "s", [
@@ -261,29 +272,42 @@ def test_a_range_duckdb_cannot_read_is_read_line_by_line(tmp_path, monkeypatch):
         text = real(name)
         return "SELECT error('no fast read of ' || $path)" if name == "read_log" else text
     monkeypatch.setattr(load, "sql", refusing)
+    fds, names = len(os.listdir("/proc/self/fd")), sorted(os.listdir(root))
     loaded = []
     worker = threading.Thread(target=lambda: loaded.append(Store(root, warn=False)), daemon=True)
     worker.start()
     worker.join(60)
     assert not worker.is_alive(), "the load hung on the pipe of a range DuckDB stopped reading"
     store = loaded[0]
+    assert sorted(n for n in os.listdir(root) if n != ".inspector") == names
     assert store.con.execute("SELECT count(*) FROM versions").fetchone() == (300,)
     assert store.head == f"300:{json.loads(read_lines(root)[-1])['hash']}"
+    store.close()                                   # (it holds the view file it attached)
+    assert len(os.listdir("/proc/self/fd")) == fds
 
 
-def test_a_feed_that_stops_short_is_not_taken_for_the_whole_range(tmp_path, monkeypatch):
-    """The pipe delivered whole lines, but fewer than the range holds (the log could not be
-    read to the end of the range): the rows agree with the lines fed, yet the range is read
-    again line by line, so no line is skipped."""
+def test_a_feed_that_stops_short_is_not_taken_for_the_whole_range(tmp_path, monkeypatch,
+                                                                  range_source):
+    """The copy or the pipe delivered whole lines, but fewer than the range holds (the log
+    could not be read to the end of the range): the rows agree with the lines fed, yet the
+    range is read again line by line, so no line is skipped."""
     import inspector.store.load as load
     root = small(tmp_path, 8)
     monkeypatch.setenv("INSPECTOR_COLD_CHUNK_BYTES", "2000")
-    real = load.feed_pipe
+    real_feed, real_copy = load.feed_pipe, load.copy_range
 
-    def short(path, start, end, pipe, fed):
-        cut = path.read_bytes().rindex(b"\n", start, end - 1) + 1     # one line less
-        real(path, start, cut if cut > start else end, pipe, fed)
-    monkeypatch.setattr(load, "feed_pipe", short)
+    def one_line_less(path, start, end):
+        cut = path.read_bytes().rindex(b"\n", start, end - 1) + 1
+        return cut if cut > start else end
+
+    def short_feed(path, start, end, pipe, fed):
+        real_feed(path, start, one_line_less(path, start, end), pipe, fed)
+
+    def short_copy(path, start, end):
+        return real_copy(path, start, one_line_less(path, start, end))
+    monkeypatch.setattr(load, "feed_pipe", short_feed)
+    if range_source == "copy":
+        monkeypatch.setattr(load, "copy_range", short_copy)
     store = Store(root, warn=False)
     assert store.con.execute("SELECT count(*) FROM versions").fetchone() == (8,)
     assert [r[0] for r in store.con.execute("SELECT seq FROM versions ORDER BY seq").fetchall()] \
