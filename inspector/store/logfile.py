@@ -141,12 +141,13 @@ def count_lines(path: Path, end: int) -> int:
 
 def chunk_bounds(path: Path, end: int, size: int) -> list[tuple[int, int]]:
     """Split the first `end` bytes (complete lines) into ranges of about `size` bytes that
-    each end just after a b"\\n": every line falls wholly inside one range."""
+    each end just after a b"\\n": every line falls wholly inside one range. What is left
+    once less than one and a half ranges remain is one range (no small last range)."""
     bounds, start = [], 0
     with open(path, "rb", buffering=0) as f:
         while start < end:
             cut = start + size
-            if cut >= end:
+            if end - start < size + size // 2:
                 bounds.append((start, end))
                 break
             f.seek(cut - 1)

@@ -198,6 +198,9 @@ def test_the_log_is_cut_into_ranges_of_whole_lines(tmp_path):
     assert chunk_bounds(log, 20, 1) == [(0, 5), (5, 8), (8, 9), (9, 18), (18, 20)]
     assert chunk_bounds(log, 20, 6) == [(0, 8), (8, 18), (18, 20)]
     assert chunk_bounds(log, 20, 5) == [(0, 5), (5, 18), (18, 20)]
+    assert chunk_bounds(log, 20, 4) == [(0, 5), (5, 9), (9, 18), (18, 20)]
+    assert chunk_bounds(log, 20, 12) == [(0, 18), (18, 20)]
+    assert chunk_bounds(log, 20, 14) == [(0, 20)]              # 20 < 14 + 7: one range
     assert chunk_bounds(log, 18, 100) == [(0, 18)]
     assert chunk_bounds(log, 0, 100) == []
 
