@@ -78,7 +78,8 @@ DELETE FROM focus_ids
 INSERT INTO focus_ids
 WITH RECURSIVE up(memory_id) AS (
     SELECT DISTINCT v.memory_id FROM versions v
-    SEMI JOIN focus_keys k ON v.entity = k.entity AND v.attribute = k.attribute
+    SEMI JOIN focus_keys k
+        ON v.entity IS NOT DISTINCT FROM k.entity AND v.attribute IS NOT DISTINCT FROM k.attribute
     UNION
     SELECT DISTINCT unnest(v.justification) FROM versions v
     WHERE len(v.justification) > 0 AND v.memory_id IN (SELECT memory_id FROM up)
@@ -91,7 +92,8 @@ SELECT memory_id FROM up
 INSERT INTO focus_ids
 WITH RECURSIVE up(memory_id) AS (
     SELECT DISTINCT v.memory_id FROM versions v
-    SEMI JOIN focus_keys k ON v.entity = k.entity AND v.attribute = k.attribute
+    SEMI JOIN focus_keys k
+        ON v.entity IS NOT DISTINCT FROM k.entity AND v.attribute IS NOT DISTINCT FROM k.attribute
     UNION
     SELECT c.dst FROM version_cites c JOIN up ON c.src = up.memory_id
 )
