@@ -73,13 +73,11 @@ DELETE FROM focus_ids
 -- Every entry that ever held a focus key, and everything those rest on by the justification
 -- of any of their versions: a superset of what judging the focus keys as of any time needs
 -- (whether a summary is supported, and its effective authority, depend on its ancestors only).
--- Both steps probe versions against the few ids found so far (a semi-join builds on those, not
+-- The walk probes versions against the few ids found so far (a semi-join builds on those, not
 -- on every version: at 5M events the plain join built a 400 MB hash table).
 INSERT INTO focus_ids
 WITH RECURSIVE up(memory_id) AS (
-    SELECT DISTINCT v.memory_id FROM versions v
-    SEMI JOIN focus_keys k
-        ON v.entity IS NOT DISTINCT FROM k.entity AND v.attribute IS NOT DISTINCT FROM k.attribute
+    SELECT memory_id FROM focus_key_entries
     UNION
     SELECT DISTINCT unnest(v.justification) FROM versions v
     WHERE len(v.justification) > 0 AND v.memory_id IN (SELECT memory_id FROM up)
@@ -91,9 +89,7 @@ SELECT memory_id FROM up
 -- patch, which holds the store's lock, brings version_cites up to date first).
 INSERT INTO focus_ids
 WITH RECURSIVE up(memory_id) AS (
-    SELECT DISTINCT v.memory_id FROM versions v
-    SEMI JOIN focus_keys k
-        ON v.entity IS NOT DISTINCT FROM k.entity AND v.attribute IS NOT DISTINCT FROM k.attribute
+    SELECT memory_id FROM focus_key_entries
     UNION
     SELECT c.dst FROM version_cites c JOIN up ON c.src = up.memory_id
 )

@@ -133,6 +133,15 @@ CREATE TABLE IF NOT EXISTS version_cites_seq AS SELECT 0::BIGINT AS seq
 -- The entries judging the focus keys needs (focus_ids_fill).
 CREATE TABLE IF NOT EXISTS focus_ids (memory_id VARCHAR)
 
+-- name: focus_key_entries_create
+-- Every entry that ever held a focus key, where focus_ids_fill and focus_ids_fill_cited start.
+-- A semi-join probing versions against the few keys; a NULL member matches a NULL member, as
+-- the tuple IN it replaced did.
+CREATE OR REPLACE VIEW focus_key_entries AS
+SELECT DISTINCT v.memory_id FROM versions v
+SEMI JOIN focus_keys k
+    ON v.entity IS NOT DISTINCT FROM k.entity AND v.attribute IS NOT DISTINCT FROM k.attribute
+
 -- name: focus_versions_create
 -- What the *_focus belief macros read instead of `versions` (see load.py, MACROS_FOCUSED).
 CREATE OR REPLACE VIEW focus_versions AS

@@ -39,9 +39,10 @@ SCOPED = ("scoped_entries", "scoped_versions", "scoped_edges")
 SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create",
          "touched_create", "scope_create", "cites_create", "cites_seq_create", "base_attach_empty",
          *EMPTY_BASE, *OVERLAYS)
-MACROS = ("focus_keys_create", "focus_ids_create", "focus_versions_create", "macro_visible",
-          "macro_state_at", "macro_support_at", "macro_judged_at", "judged_create",
-          "macro_pre_reason", "macro_beliefs_in", "macro_load_checks")
+MACROS = ("focus_keys_create", "focus_ids_create", "focus_key_entries_create",
+          "focus_versions_create", "macro_visible", "macro_state_at", "macro_support_at",
+          "macro_judged_at", "judged_create", "macro_pre_reason", "macro_beliefs_in",
+          "macro_load_checks")
 # The belief macros once more, reading `focus_versions` (the entries judging a few keys needs)
 # instead of `versions`: each (statement, [(text, its replacement)]) must match exactly once.
 MACROS_FOCUSED = (

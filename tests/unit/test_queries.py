@@ -242,7 +242,7 @@ def test_a_loaded_store_has_its_tables_and_no_scratch(bc):
         ("memory", "versions_new", 0), ("memory", "view_scope", 0)]
     assert table(con, "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1") == [
         ("all_edges",), ("all_entries",), ("all_versions",), ("edges",), ("entries",),
-        ("focus_versions",), ("known_ids",), ("versions",)]
+        ("focus_key_entries",), ("focus_versions",), ("known_ids",), ("versions",)]
     assert bc.base_seq == 12 and (bc.root / ".inspector" / "view.duckdb").is_file()
     assert table(con, "SELECT current_setting('TimeZone'), current_setting('enable_progress_bar')") == [
         ("UTC", False)]
