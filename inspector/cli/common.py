@@ -7,6 +7,7 @@ from __future__ import annotations
 import getpass
 import os
 import re
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Callable, Optional, TypeVar
@@ -55,8 +56,24 @@ def time_option(text: Optional[str], name: str) -> Optional[datetime]:
         raise BadInput(f"{name}: {text!r} is not an RFC 3339 time; write e.g. 2025-03-01T04:06:55Z") from None
 
 
+# A whole-log read of a log this big is announced on a terminal (it takes seconds).
+ANNOUNCE_BYTES = 256 << 20
+
+
+def _stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+def _announce_whole_read(size: int, why: str) -> None:
+    """On a terminal, say why the wait: the log is read whole (no view yet, or not current)."""
+    if size < ANNOUNCE_BYTES or not _stderr_is_terminal():
+        return
+    output.say(f"note: reading the whole log ({size / 1e9:.1f} GB): "
+               f"{why or 'no view of it yet'}; this takes a while")
+
+
 def open_store(path: Path, scope: Optional[str] = None) -> Store:
-    store = Store(path, scope=scope)
+    store = Store(path, scope=scope, on_whole_read=_announce_whole_read)
     for warning in store.state.warnings:
         if "incomplete last line" in warning:
             output.say(f"note: {warning}")

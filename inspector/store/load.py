@@ -14,7 +14,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import duckdb
 
@@ -114,9 +114,12 @@ class Store:
     are loaded. Calls that change tables hold `lock`; other threads read through `cursor()`.
     """
 
-    def __init__(self, root: str | os.PathLike, *, scope: str | None = None, warn: bool = True):
+    def __init__(self, root: str | os.PathLike, *, scope: str | None = None, warn: bool = True,
+                 on_whole_read: Callable[[int, str], None] | None = None):
         self.paths: StorePaths = store_paths(root)
         self.scope = scope
+        # Told (log bytes, why) when the whole log is about to be read: the slow path.
+        self.on_whole_read = on_whole_read
         self.con = duckdb.connect(":memory:", config=CONNECTION)
         for name in SETTINGS:
             self.con.execute(sql(name))
@@ -170,6 +173,8 @@ class Store:
             return
         if found:
             self.state.warnings.append(f"{self.paths.root}: read the whole log again: {found}")
+        if self.on_whole_read is not None:
+            self.on_whole_read(os.path.getsize(self.paths.log), found)
         self._load_cold()
         if publish:
             self._publish()
