@@ -17,7 +17,11 @@ rule corpus (origin "legacy").
    The rules were written against the legacy corpus, so its LOOO row flatters them.
 3. Calibration: threshold -> pooled LOOO recall / FPR; the shipped threshold is chosen here
    (bench/train_detector.py says why).
-4. Throughput of the whole gate text path (rules + model + secret detector) over typical
+4. Unseen origins (printed as section 5, before the throughput): the shipped model on the
+   origins under tests/corpus/unseen/, which it never trained on (tests/corpus/unseen/
+   SOURCES.md says why they are not training data). With LOOO, the best predictor of a
+   corpus the project never saw; unlike LOOO, it scores the very model that ships.
+5. Throughput of the whole gate text path (rules + model + secret detector) over typical
    memory-sized values, 10-300 characters.
 """
 
@@ -40,7 +44,7 @@ from inspector.store.detect import gate_model, rule_shape, secret  # noqa: E402
 from inspector.store.detect.shape import rule_match, rules_finding  # noqa: E402
 
 THRESHOLDS = [0.30, 0.40, 0.50, 0.60, 0.70, 0.75, 0.80, 0.85, 0.90, 0.92, 0.94, 0.95, 0.96,
-              0.965, 0.97, 0.975, 0.98, 0.985, 0.99]
+              0.965, 0.97, 0.975, 0.98, 0.985, 0.99, 0.9925, 0.995, 0.9975, 0.999]
 
 
 # ---------------------------------------------------------------- scoring
@@ -88,24 +92,50 @@ def in_corpus(rows: list[dict], model: gate_model.GateModel | None = None) -> di
             "by_category": counts(rows, flagged, lambda r: f"{r['label']}:{r['category']}")}
 
 
+_FOLD: dict = {}       # what the fold processes read (inherited through fork, never pickled)
+
+
+def _fold(origin: str) -> tuple[str, list[tuple[int, float, bool]], str, float]:
+    rows, rules, feats = _FOLD["rows"], _FOLD["rules"], _FOLD["feats"]
+    train = [i for i, r in enumerate(rows) if r["origin"] != origin]
+    test = [i for i, r in enumerate(rows) if r["origin"] == origin]
+    started = time.perf_counter()
+    doc = td.fit([rows[i] for i in train], [feats[i] for i in train])
+    model = gate_model.GateModel(doc)
+    scored = [(i, model.probability(rows[i]["text"], rules[i]), rules[i] in model.trusted_rules)
+              for i in test]
+    line = (f"  fold {origin:<28} trained on {len(train):>5}, scored {len(test):>5} "
+            f"({time.perf_counter() - started:.1f} s); trusts {', '.join(doc['trusted_rules'])}")
+    return origin, scored, line, time.perf_counter() - started
+
+
 def looo_probabilities(rows: list[dict], rules: list[str | None], feats=None,
                        log=print) -> tuple[list[float], list[bool]]:
     """Each row's probability under a model trained without its origin, and whether that
-    model trusts the rule that matched it."""
+    model trusts the rule that matched it. The folds are independent: they run in one
+    process per core (fork), each fit single-threaded, and give the same figures as one
+    process would."""
+    import multiprocessing as mp
+
     feats = feats if feats is not None else td.featurize(rows)
+    _FOLD.update(rows=rows, rules=rules, feats=feats)
+    origins = sorted({r["origin"] for r in rows})
+    workers = min(len(origins), os.cpu_count() or 1)
+    try:
+        if workers > 1 and "fork" in mp.get_all_start_methods():
+            with mp.get_context("fork").Pool(workers) as pool:
+                folds = pool.map(_fold, origins, chunksize=1)
+        else:
+            folds = [_fold(origin) for origin in origins]
+    finally:
+        _FOLD.clear()
     result = [0.0] * len(rows)
     trusted = [False] * len(rows)
-    for origin in sorted({r["origin"] for r in rows}):
-        train = [i for i, r in enumerate(rows) if r["origin"] != origin]
-        test = [i for i, r in enumerate(rows) if r["origin"] == origin]
-        started = time.perf_counter()
-        doc = td.fit([rows[i] for i in train], [feats[i] for i in train])
-        model = gate_model.GateModel(doc)
-        for i in test:
-            result[i] = model.probability(rows[i]["text"], rules[i])
-            trusted[i] = rules[i] in model.trusted_rules
-        log(f"  fold {origin:<28} trained on {len(train):>5}, scored {len(test):>5} "
-            f"({time.perf_counter() - started:.1f} s); trusts {', '.join(doc['trusted_rules'])}")
+    for _origin, scored, line, _seconds in folds:
+        for i, p, tr in scored:
+            result[i] = p
+            trusted[i] = tr
+        log(line)
     return result, trusted
 
 
@@ -142,7 +172,7 @@ def print_calibration(rows, probs, trusted) -> None:
         worst_fpr = max((c["false_positives"] / c["benign"], o) for o, c in per.items()
                         if c["benign"])
         mark = "  <- shipped" if abs(t - td.THRESHOLD) < 1e-9 else ""
-        print(f"{t:>9.3f}{caught / attacks:>8.3f}{fp / benign:>8.3f}{caught:>8}{fp:>8}"
+        print(f"{t:>9.4f}{caught / attacks:>8.3f}{fp / benign:>8.3f}{caught:>8}{fp:>8}"
               f"{worst_recall[0]:>9.3f} {worst_recall[1]:<13.13}{worst_fpr[0]:>10.3f} "
               f"{worst_fpr[1]:<13.13}{mark}")
 
@@ -227,6 +257,57 @@ def print_speed(rows: list[dict], count: int) -> float:
     return rate
 
 
+UNSEEN = ROOT / "tests" / "corpus" / "unseen"
+
+
+def unseen_rows(training: list[dict]) -> list[dict]:
+    """The origins under tests/corpus/unseen/ (never trained on), without any text the
+    training corpus also holds (normalized as load_rows does)."""
+    known = {" ".join(td.fx.normalize(r["text"]).lower().split()) for r in training}
+    return [r for r in td.load_rows(UNSEEN, legacy=None)
+            if " ".join(td.fx.normalize(r["text"]).lower().split()) not in known]
+
+
+def unseen(training: list[dict], model: gate_model.GateModel | None = None) -> dict:
+    """The shipped model (and its trusted rules) on origins it never saw: pooled figures at
+    its threshold, per origin and per category, and each row's probability."""
+    model = model or gate_model.shipped()
+    rows = unseen_rows(training)
+    rules = rule_categories(rows)
+    probs = probabilities(model, rows, rules)
+    trusted = [rule in model.trusted_rules for rule in rules]
+    flagged = [tr or p >= model.threshold for tr, p in zip(trusted, probs)]
+    total = counts(rows, flagged, lambda r: "all").get("all", Counter())
+    return {"recall": round(total["caught"] / total["attacks"], 3) if total["attacks"] else None,
+            "fpr": (round(total["false_positives"] / total["benign"], 3)
+                    if total["benign"] else None),
+            "caught": total["caught"], "attacks": total["attacks"],
+            "false_positives": total["false_positives"], "benign": total["benign"],
+            "origins": sorted({r["origin"] for r in rows}),
+            "rows": rows, "probs": probs, "trusted": trusted, "flagged": flagged}
+
+
+def print_unseen(training: list[dict], model: gate_model.GateModel) -> None:
+    found = unseen(training, model)
+    rows = found["rows"]
+    if not rows:
+        print("5. UNSEEN ORIGINS: none under tests/corpus/unseen/")
+        return
+    print(f"5. UNSEEN ORIGINS (tests/corpus/unseen/: the shipped model, which never trained on "
+          f"them; {len(rows)} texts from {len(found['origins'])} origins)")
+    print(f"   recall {found['recall']:.3f} ({found['caught']}/{found['attacks']})  "
+          f"FPR {found['fpr']:.3f} ({found['false_positives']}/{found['benign']}) "
+          f"at the shipped threshold {model.threshold}")
+    print_table("origin", counts(rows, found["flagged"], lambda r: r["origin"]))
+    print()
+    print_table("category", counts(rows, found["flagged"],
+                                   lambda r: f"{r['label']}:{r['category']}"))
+    print()
+    print("   calibration on the unseen origins (read it, never choose the threshold on it):")
+    print_calibration(rows, found["probs"], found["trusted"])
+    print()
+
+
 def print_model_file() -> None:
     path = td.MODEL_PATH
     started = time.perf_counter()
@@ -276,6 +357,7 @@ def main() -> int:
     print_table("origin", counts(rows, [r is not None for r in rules], lambda r: r["origin"]))
     print()
     if args.no_looo:
+        print_unseen(rows, model)
         speed(args, rows)
         return 0
 
@@ -297,6 +379,7 @@ def main() -> int:
     print()
     print_misses(rows, looo, probs)
     print()
+    print_unseen(rows, model)
     speed(args, rows)
     return 0
 
@@ -304,7 +387,7 @@ def main() -> int:
 def speed(args: argparse.Namespace, rows: list[dict]) -> None:
     """4. Throughput, when --speed N asks for it (with or without --no-looo)."""
     if args.speed:
-        print("4. THROUGHPUT")
+        print("6. THROUGHPUT")
         print_speed(rows, args.speed)
 
 

@@ -84,7 +84,7 @@ THRESHOLD = 0.98
 
 # ---------------------------------------------------------------- corpus
 
-def load_rows(origins: Path = ORIGINS, legacy: Path = LEGACY) -> list[dict]:
+def load_rows(origins: Path = ORIGINS, legacy: Path | None = LEGACY) -> list[dict]:
     """Every labelled row, tagged with its origin, duplicates (by normalized text) dropped."""
     rows: list[dict] = []
     for path in sorted(origins.glob("*.jsonl")) if origins.is_dir() else []:
@@ -102,7 +102,7 @@ def load_rows(origins: Path = ORIGINS, legacy: Path = LEGACY) -> list[dict]:
             rows.append({"text": row["text"], "label": row["label"],
                          "category": str(row.get("category") or "uncategorized"),
                          "origin": str(row.get("origin") or path.stem)})
-    if legacy.exists():
+    if legacy is not None and legacy.exists():
         for line in legacy.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)

@@ -36,6 +36,13 @@ IN_CORPUS = {"recall": 0.787, "fpr": 0.003, "caught": 2751, "attacks": 3495,
              "false_positives": 10, "benign": 3621}
 
 
+# What bench/detector_report.py prints under "5. UNSEEN ORIGINS": the shipped model on the
+# origins of tests/corpus/unseen/, which it never trained on (their SOURCES.md says why).
+UNSEEN = {"recall": 0.441, "fpr": 0.052, "caught": 1007, "attacks": 2285,
+          "false_positives": 117, "benign": 2244,
+          "origins": ["chat_roles", "long_documents", "pip_redteam", "tool_results"]}
+
+
 @pytest.fixture(scope="module")
 def rows():
     return train_detector.load_rows()
@@ -64,6 +71,14 @@ def test_in_corpus_figures_are_the_reported_ones(rows):
     figures = detector_report.in_corpus(rows)
     got = {key: figures[key] for key in IN_CORPUS}
     assert got == IN_CORPUS
+
+
+def test_unseen_origin_figures_are_the_reported_ones_and_share_no_text_with_training(rows):
+    figures = detector_report.unseen(rows)
+    assert {key: figures[key] for key in UNSEEN} == UNSEEN
+    every = train_detector.load_rows(detector_report.UNSEEN, legacy=None)
+    assert len(figures["rows"]) == len(every) == 4529     # none of them is in the corpus
+    assert not {r["origin"] for r in rows} & set(UNSEEN["origins"])
 
 
 def test_the_corpus_has_five_origins_of_each_label_at_least(rows):
