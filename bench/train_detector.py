@@ -68,10 +68,10 @@ DIGITS = 4
 # meets both on this corpus (7,116 texts, 11 origins; trusted rules held whatever the score;
 # bench/detector_report.py, 2026-12-01, C 3; the report's calibration table has every point):
 #     threshold  0.40   0.50   0.80   0.90   0.95   0.97   0.975  0.98   0.985
-#     recall     0.898  0.880  0.795  0.741  0.682  0.641  0.626  0.606  0.577
-#     FPR        0.259  0.218  0.106  0.071  0.047  0.035  0.031  0.029  0.026
-# (0.98: 2,119 of 3,495 attacks, 106 of 3,621 benign; with C 1 the same budget gave 0.579 at
-# 0.975. The rules alone on the same corpus: recall 0.559, FPR 0.107.)
+#     recall     0.898  0.878  0.795  0.743  0.683  0.644  0.625  0.605  0.579
+#     FPR        0.260  0.217  0.107  0.070  0.048  0.036  0.031  0.029  0.026
+# (0.98: 2,114 of 3,495 attacks, 105 of 3,621 benign; with C 1 the same budget gave 0.579 at
+# 0.975. The rules alone on the same corpus: recall 0.560, FPR 0.107.)
 # The benign texts are the hard cases the issue asked for (texts about prompt injection that
 # quote payloads, chat logs with User:/Assistant: turns, configs holding system prompts,
 # e-mails telling colleagues what to do), and every benign text held is a reviewer's time and

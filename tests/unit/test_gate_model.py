@@ -33,13 +33,13 @@ MODEL = ROOT / "inspector" / "store" / "detect" / "gate_model.json"
 
 # What bench/detector_report.py prints under "1. IN-CORPUS" for the shipped model.
 IN_CORPUS = {"recall": 0.787, "fpr": 0.003, "caught": 2751, "attacks": 3495,
-             "false_positives": 10, "benign": 3621}
+             "false_positives": 11, "benign": 3621}
 
 
 # What bench/detector_report.py prints under "5. UNSEEN ORIGINS": the shipped model on the
 # origins of tests/corpus/unseen/, which it never trained on (their SOURCES.md says why).
-UNSEEN = {"recall": 0.441, "fpr": 0.052, "caught": 1007, "attacks": 2285,
-          "false_positives": 117, "benign": 2244,
+UNSEEN = {"recall": 0.441, "fpr": 0.054, "caught": 1008, "attacks": 2285,
+          "false_positives": 122, "benign": 2244,
           "origins": ["chat_roles", "long_documents", "pip_redteam", "tool_results"]}
 
 

@@ -115,6 +115,12 @@ def reference_rule_match(text: str) -> tuple[Finding, str] | None:
         return Finding("rule_shape", "obfuscation", at[0].excerpt), "obfuscation:normalized"
     if at:
         return at[0], f"{at[0].category}:{at[1]}"
+    respelled = re.sub(r"\w+", lambda m: fx.override_respelling(m.group(0).lower()) or m.group(0),
+                       plain)
+    found = (_reference_decoded_rule_of(respelled, "respelled") if respelled != plain
+             else None)
+    if found:
+        return found, "obfuscation:decoded"
     found = ((_reference_decoded_rule(plain, words) if fx._hints(plain) else None)
              or _reference_decoded_rule_of(_tag_smuggled(text), "tags"))
     return (found, "obfuscation:decoded") if found else None

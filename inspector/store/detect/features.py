@@ -335,6 +335,31 @@ def override_class(word: str) -> tuple[str, bool] | None:
     return None
 
 
+# The words of the override phrase that are respelled (shape.rule_match), and the real words
+# within reach of them that are never taken for misspellings. A wider set ("rules",
+# "commands", "forget", "original" …) respelled real words ("rule", "comments", "forgot",
+# "origin") into phrases the rules took for overrides, in benign texts as often as in attacks.
+_RESPELL_TARGETS = ("ignore", "disregard", "instructions", "previous")
+_REAL_NEIGHBOURS = frozenset(("instruction", "instructive", "instructing", "instructor",
+                              "instructors", "instructed", "preview", "previews", "ignores",
+                              "ignored", "ignorer", "ignorant", "disregards", "previously"))
+
+
+@lru_cache(maxsize=100_000)
+def override_respelling(word: str) -> str | None:
+    """The override word ("ignore", "disregard", "instructions", "previous") a lower-case word
+    is a misspelling of ("ignroe", "iunstructions", "previus"), else None."""
+    if len(word) < 5 or not word.isalpha() or word in _REAL_NEIGHBOURS:
+        return None
+    for target in _RESPELL_TARGETS:
+        if word == target:
+            return None
+        limit = 1 if len(target) <= 6 else 2
+        if word[0] == target[0] and _osa(word, target, limit) <= limit:
+            return target
+    return None
+
+
 # ---------------------------------------------------------------- per segment
 
 # A segment of fewer than MIN_TOKENS tokens and SHORT characters ("note", "login", a dict

@@ -235,7 +235,11 @@ def _may_trust(text: str, model: gate_model.GateModel) -> bool:
         return True
     if _hinted(plain):
         return True
-    if not words.isdisjoint(_word_set(plain)):
+    found = _word_set(plain)
+    if not words.isdisjoint(found):
+        return True
+    if "obfuscation:decoded" in model.trusted_rules and any(
+            map(fx.override_respelling, found)):
         return True
     lower = plain.lower()
     return any(mark in lower for mark in marks)
@@ -278,12 +282,27 @@ def rule_match(text: str) -> tuple[Finding, str] | None:
         return Finding("rule_shape", "obfuscation", at[0].excerpt), "obfuscation:normalized"
     if at:
         return at[0], f"{at[0].category}:{at[1]}"
+    # Misspelt override words ("Ignore your previous iunstructions"): a disguise like the
+    # decoders' ones, read respelled.
+    respelled = _respelled(plain, words)
+    found = _decoded_rule_of(respelled, "respelled") if respelled else None
+    if found:
+        return found, "obfuscation:decoded"
     # The decoders only where a disguise is likely: one of their own cues met and a new
     # text possible (decoders._may_decode, the cheaper test) and features._hints (stricter
     # C-speed tests than those cues, which most multi-sentence values meet).
     found = ((_decoded_rule(plain, words) if _may_decode(plain, words) else None)
              or _decoded_rule_of(_tag_smuggled(text), "tags"))
     return (found, "obfuscation:decoded") if found else None
+
+
+def _respelled(text: str, words: set[str]) -> str | None:
+    """The text with each misspelling of an override word (features.override_respelling)
+    written right, or None when it holds none."""
+    fixes = {word: right for word in words if (right := fx.override_respelling(word))}
+    if not fixes:
+        return None
+    return _WORD.sub(lambda m: fixes.get(m.group(0).lower(), m.group(0)), text)
 
 
 def _decoded_rule(text: str, words: set[str]) -> Finding | None:
