@@ -17,10 +17,10 @@ rule corpus (origin "legacy").
    The rules were written against the legacy corpus, so its LOOO row flatters them.
 3. Calibration: threshold -> pooled LOOO recall / FPR; the shipped threshold is chosen here
    (bench/train_detector.py says why).
-4. Unseen origins (printed as section 5, before the throughput): the shipped model on the
-   origins under tests/corpus/unseen/, which it never trained on (tests/corpus/unseen/
-   SOURCES.md says why they are not training data). With LOOO, the best predictor of a
-   corpus the project never saw; unlike LOOO, it scores the very model that ships.
+4. Unseen origins: the shipped model on the origins under tests/corpus/unseen/, which it
+   never trained on (tests/corpus/unseen/SOURCES.md says why they are not training data).
+   With LOOO, the best predictor of a corpus the project never saw; unlike LOOO, it scores
+   the very model that ships.
 5. Throughput of the whole gate text path (rules + model + secret detector) over typical
    memory-sized values, 10-300 characters.
 """
@@ -95,7 +95,7 @@ def in_corpus(rows: list[dict], model: gate_model.GateModel | None = None) -> di
 _FOLD: dict = {}       # what the fold processes read (inherited through fork, never pickled)
 
 
-def _fold(origin: str) -> tuple[str, list[tuple[int, float, bool]], str, float]:
+def _fold(origin: str) -> tuple[str, list[tuple[int, float, bool]], str]:
     rows, rules, feats = _FOLD["rows"], _FOLD["rules"], _FOLD["feats"]
     train = [i for i, r in enumerate(rows) if r["origin"] != origin]
     test = [i for i, r in enumerate(rows) if r["origin"] == origin]
@@ -106,7 +106,7 @@ def _fold(origin: str) -> tuple[str, list[tuple[int, float, bool]], str, float]:
               for i in test]
     line = (f"  fold {origin:<28} trained on {len(train):>5}, scored {len(test):>5} "
             f"({time.perf_counter() - started:.1f} s); trusts {', '.join(doc['trusted_rules'])}")
-    return origin, scored, line, time.perf_counter() - started
+    return origin, scored, line
 
 
 def looo_probabilities(rows: list[dict], rules: list[str | None], feats=None,
@@ -131,7 +131,7 @@ def looo_probabilities(rows: list[dict], rules: list[str | None], feats=None,
         _FOLD.clear()
     result = [0.0] * len(rows)
     trusted = [False] * len(rows)
-    for _origin, scored, line, _seconds in folds:
+    for _origin, scored, line in folds:
         for i, p, tr in scored:
             result[i] = p
             trusted[i] = tr
@@ -291,9 +291,9 @@ def print_unseen(training: list[dict], model: gate_model.GateModel) -> None:
     found = unseen(training, model)
     rows = found["rows"]
     if not rows:
-        print("5. UNSEEN ORIGINS: none under tests/corpus/unseen/")
+        print("4. UNSEEN ORIGINS: none under tests/corpus/unseen/")
         return
-    print(f"5. UNSEEN ORIGINS (tests/corpus/unseen/: the shipped model, which never trained on "
+    print(f"4. UNSEEN ORIGINS (tests/corpus/unseen/: the shipped model, which never trained on "
           f"them; {len(rows)} texts from {len(found['origins'])} origins)")
     print(f"   recall {found['recall']:.3f} ({found['caught']}/{found['attacks']})  "
           f"FPR {found['fpr']:.3f} ({found['false_positives']}/{found['benign']}) "
@@ -385,9 +385,9 @@ def main() -> int:
 
 
 def speed(args: argparse.Namespace, rows: list[dict]) -> None:
-    """4. Throughput, when --speed N asks for it (with or without --no-looo)."""
+    """5. Throughput, when --speed N asks for it (with or without --no-looo)."""
     if args.speed:
-        print("6. THROUGHPUT")
+        print("5. THROUGHPUT")
         print_speed(rows, args.speed)
 
 

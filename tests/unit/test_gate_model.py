@@ -36,7 +36,7 @@ IN_CORPUS = {"recall": 0.787, "fpr": 0.003, "caught": 2751, "attacks": 3495,
              "false_positives": 11, "benign": 3621}
 
 
-# What bench/detector_report.py prints under "5. UNSEEN ORIGINS": the shipped model on the
+# What bench/detector_report.py prints under "4. UNSEEN ORIGINS": the shipped model on the
 # origins of tests/corpus/unseen/, which it never trained on (their SOURCES.md says why).
 UNSEEN = {"recall": 0.441, "fpr": 0.054, "caught": 1008, "attacks": 2285,
           "false_positives": 122, "benign": 2244,
