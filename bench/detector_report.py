@@ -263,9 +263,8 @@ UNSEEN = ROOT / "tests" / "corpus" / "unseen"
 def unseen_rows(training: list[dict]) -> list[dict]:
     """The origins under tests/corpus/unseen/ (never trained on), without any text the
     training corpus also holds (normalized as load_rows does)."""
-    known = {" ".join(td.fx.normalize(r["text"]).lower().split()) for r in training}
-    return [r for r in td.load_rows(UNSEEN, legacy=None)
-            if " ".join(td.fx.normalize(r["text"]).lower().split()) not in known]
+    known = {td.text_key(r["text"]) for r in training}
+    return [r for r in td.load_rows(UNSEEN, legacy=None) if td.text_key(r["text"]) not in known]
 
 
 def unseen(training: list[dict], model: gate_model.GateModel | None = None) -> dict:

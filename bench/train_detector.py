@@ -115,11 +115,16 @@ def load_rows(origins: Path = ORIGINS, legacy: Path | None = LEGACY) -> list[dic
     seen: set[str] = set()
     kept = []
     for row in rows:
-        key = " ".join(fx.normalize(row["text"]).lower().split())
+        key = text_key(row["text"])
         if key not in seen:
             seen.add(key)
             kept.append(row)
     return kept
+
+
+def text_key(text: str) -> str:
+    """What two texts share when they are the same text (normalized, lower-cased, spaced)."""
+    return " ".join(fx.normalize(text).lower().split())
 
 
 def corpus_digest(rows: list[dict]) -> str:

@@ -329,10 +329,15 @@ def override_class(word: str) -> tuple[str, bool] | None:
             return name, False
     for name, targets in _OVERRIDE_WORDS.items():
         for target in targets:
-            limit = 1 if len(target) <= 6 else 2
-            if word[0] in target[:2] and _osa(word, target, limit) <= limit:
+            if word[0] in target[:2] and _misspelling_of(word, target):
                 return name, True
     return None
+
+
+def _misspelling_of(word: str, target: str) -> bool:
+    """Within an edit of a short target word, two of a longer one."""
+    limit = 1 if len(target) <= 6 else 2
+    return _osa(word, target, limit) <= limit
 
 
 # The words of the override phrase that are respelled (shape.rule_match), and the real words
@@ -354,8 +359,7 @@ def override_respelling(word: str) -> str | None:
     for target in _RESPELL_TARGETS:
         if word == target:
             return None
-        limit = 1 if len(target) <= 6 else 2
-        if word[0] == target[0] and _osa(word, target, limit) <= limit:
+        if word[0] == target[0] and _misspelling_of(word, target):
             return target
     return None
 
