@@ -27,7 +27,7 @@ from .logfile import (StorePaths, Tail, chunk_bounds, copy_range, count_lines, d
 from .contract import value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
-from . import view
+from . import strictscan, view
 
 TAKE = ("versions_insert", "known_ids_insert", "entries_touch", "entries_forget",
         "entries_refresh", "edges_forget", "edges_refresh")
@@ -212,17 +212,42 @@ class Store:
         """The whole log, a range of lines at a time (cold_chunk_bytes each): each range is
         read fast, then taken like an appended tail, so memory holds what is loaded plus one
         range's scratch, never the whole log's. A range the fast read cannot vouch for is read
-        again line by line, which names the line."""
+        again line by line, which names the line. Beside it, the strict scan (strictscan.py)
+        reads every line as audit does: a line DuckDB's reader took but the strict reading
+        refuses (a duplicated key) makes the load start again, exact from that line's range."""
         tail = whole_tail(self.paths.log)
-        st = os.stat(self.paths.log)
-        self.state.inode, self.state.dev = st.st_ino, st.st_dev
         bom = tail.end > 0 and _starts_with_bom(self.paths.log)
         bounds = chunk_bounds(self.paths.log, tail.end, cold_chunk_bytes())
+        scan = None if bom or not tail.end else strictscan.Scan(self.paths.log, 0, tail.end)
+        try:
+            try:
+                self._take_ranges(tail, bounds, exact_from=0 if bom else None)
+            except LogProblem:
+                # A line the strict scan refuses may lie before the one refused here.
+                refused = scan.result() if scan else None
+                if refused is None:
+                    raise
+            else:
+                refused = scan.result() if scan else None
+        except BaseException:
+            if scan is not None:
+                scan.stop()
+            raise
+        if refused is not None:
+            self._reset()
+            self._take_ranges(tail, bounds, exact_from=refused)
+        self._finish(tail)
+
+    def _take_ranges(self, tail: Tail, bounds: list[tuple[int, int]],
+                     exact_from: int | None) -> None:
+        """Load the ranges in order: fast, or exact from the range holding `exact_from`."""
+        st = os.stat(self.paths.log)
+        self.state.inode, self.state.dev = st.st_ino, st.st_dev
         for start, end in bounds:
             if self.con.execute(sql("memory_in_use")).fetchone()[0] > COLD_COMPACT_BYTES:
                 self.con.execute(sql("compact_memory"))
             try:
-                self._take_range(start, end, exact=bom,
+                self._take_range(start, end, exact=exact_from is not None and end > exact_from,
                                  torn=tail.torn if len(bounds) == 1 else None)
             except LogProblem:
                 if end == tail.end:
@@ -232,7 +257,6 @@ class Store:
                 self._drop_scratch()
                 self._take_range(start, tail.end, exact=True, torn=None)
                 break
-        self._finish(tail)
 
     def _take_range(self, start: int, end: int, exact: bool, torn: bytes | None) -> None:
         """Load the complete lines between two offsets after what is loaded."""

@@ -46,9 +46,10 @@ STRINGS = st.one_of(st.text(max_size=12), UNICODE, st.just("x" * 100_000))
 LEAF = st.one_of(STRINGS, NUMBERS)
 VALUES = st.one_of(LEAF, st.builds(lambda n, leaf: deep(n, leaf), st.sampled_from([2, 63, 65, 3000]), LEAF),
                    st.dictionaries(st.text(max_size=4), LEAF, max_size=3))
-FIELDS = st.sampled_from(["observed_at", "valid_from", "valid_to", "expires_at", "authority",
-                          "confidence", "value", "scope", "tags", "justification", "kind", "entity",
-                          "source", "subject", "context", "layer"])
+FIELD_NAMES = ["observed_at", "valid_from", "valid_to", "expires_at", "authority", "confidence",
+               "value", "scope", "tags", "justification", "kind", "entity", "source", "subject",
+               "context", "layer"]
+FIELDS = st.sampled_from(FIELD_NAMES)
 
 
 def mutated(mutations: dict, memory_id: str) -> dict:
@@ -117,3 +118,37 @@ def test_a_hostile_writer_never_wins(tmp_path_factory, feed, foreign):
         assert run("erase", root, *ids, "--reason", "DSR-1", "--operator", "fz") == 0
         assert residue(root, CANARY) == []
         assert run("audit", root, "--verify") == 0
+
+
+WHERE = {"envelope": b"{", "body": b'"body":{', "state": b'"after":{', "value": b'"value":{'}
+
+@settings(max_examples=max(EXAMPLES // 2, 10), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(where=st.sampled_from(sorted(WHERE)), dup=LEAF, head=st.booleans(), data=st.data())
+def test_a_duplicated_key_anywhere_is_refused_by_loader_and_audit_alike(
+        tmp_path_factory, where, dup, head, data):
+    """A foreign writer's bytes: one chained line holds a key twice (in the envelope, the body,
+    the state or a value; the last line or one in the middle). Every loading command refuses
+    the log, and audit --verify names that line's seq: never one reading each copy of the key
+    differently."""
+    root = tmp_path_factory.mktemp("dup") / "s"
+    paths = init_store(root)
+    with LogWriter(paths) as writer:
+        writer.append([event_draft("write", f"M{i}", "agent:x",
+                                   after=entry(f"M{i}", "svc", f"k{i}", {"x": i}))
+                       for i in (1, 2, 3)])
+    lines = paths.log.read_bytes().splitlines(keepends=True)
+    target = 3 if head else 2
+    parsed = json.loads(lines[target - 1])
+    obj = {"envelope": parsed, "body": parsed["body"], "state": parsed["body"]["after"],
+           "value": parsed["body"]["after"]["value"]}[where]
+    key = data.draw(st.sampled_from(sorted(obj)), label="key")
+    member = jsonsafe.iterative_dumps({key: dup}, default=str)[1:-1].encode("utf-8", "surrogatepass")
+    at = lines[target - 1].index(WHERE[where]) + len(WHERE[where])
+    lines[target - 1] = lines[target - 1][:at] + member + b"," + lines[target - 1][at:]
+    paths.log.write_bytes(b"".join(lines))
+    assert run("beliefs", root, "--json") == 2
+    assert run("show", root, "M1", "--json") == 2
+    verified = runner.invoke(app, ["audit", str(root), "--verify", "--json"])
+    assert verified.exit_code == 1
+    assert json.loads(verified.stdout)["first_bad_seq"] == target
