@@ -16,7 +16,7 @@ import typer
 
 from ..store.errors import BadInput, InspectorError
 from ..store.load import Store
-from ..store.model import parse_time
+from ..store.model import is_rfc3339, parse_time
 from . import output
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -53,6 +53,9 @@ def time_option(text: Optional[str], name: str) -> Optional[datetime]:
     try:
         return parse_time(text)
     except (ValueError, OverflowError):
+        if is_rfc3339(text):    # the form is right, the moment is not (Feb 30th, UTC year 0)
+            raise BadInput(f"{name}: {text!r} is no real time whose UTC lies in the years "
+                           "0001-9999; write e.g. 2025-03-01T04:06:55Z") from None
         raise BadInput(f"{name}: {text!r} is not an RFC 3339 time; write e.g. 2025-03-01T04:06:55Z") from None
 
 

@@ -147,6 +147,16 @@ def test_bad_times_and_unknown_ids_are_one_line_errors(sample):
     assert missing.code == 2 and missing.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("moment", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59",
+                                    "2026-02-30T00:00:00Z"])
+def test_a_time_of_the_right_form_that_is_no_real_time_is_a_one_line_error(sample, moment):
+    """Overflowing UTC or a day that does not exist: exit 2 and why, never a traceback."""
+    bad = inspector("beliefs", sample("moved-city"), "--as-of", moment)
+    assert bad.code == 2
+    assert bad.stderr == (f"error: --as-of: '{moment}' is no real time whose UTC lies in the "
+                          "years 0001-9999; write e.g. 2025-03-01T04:06:55Z\n")
+
+
 def test_not_a_store(tmp_path):
     result = inspector("beliefs", tmp_path / "nothing", subprocess_run=True)
     assert result.code == 2
