@@ -21,13 +21,19 @@ from inspector.store.load import Store
 from storegen import deep, entry
 
 
-def write_store(root: Path, count: int) -> Path:
+def write_store(root: Path, count: int, spaced: bool = False) -> Path:
+    """`count` chained writes; `spaced`: every line as another writer might spell it (spaces
+    after "," and ":", non-ASCII escaped), which the hash chain allows."""
     paths = init_store(root)
     with LogWriter(paths) as writer:
         writer.append([event_draft("write", f"M{i}", "agent:x",
-                                   after=entry(f"M{i}", "svc", f"k{i}", {"n": i, "tags": ["a"]}))
+                                   after=entry(f"M{i}", "svc", f"k{i}", {"n": i, "é": ["a"]}))
                        for i in range(1, count + 1)])
-    return root / "events.jsonl"
+    log = root / "events.jsonl"
+    if spaced:
+        log.write_bytes(b"".join(json.dumps(json.loads(line)).encode() + b"\n"
+                                 for line in log.read_bytes().splitlines()))
+    return log
 
 
 def edit_line(log: Path, line_no: int, old: bytes, new: bytes) -> None:
@@ -72,29 +78,34 @@ def test_values_deeper_than_any_parser_s_stack_are_judged_without_it():
     assert strictscan.refused(deep_value[:-1] + b',"v":1}') is True
 
 
-def test_the_scan_names_the_offset_of_the_first_refused_line(tmp_path):
-    lines = [b'{"a":1}', b'{"b":2}', b'{"c":3,"c":4}', b'{"d":5,"d":6}']
+@pytest.mark.parametrize("sep", [b":", b": "], ids=["canonical", "another-writer"])
+def test_the_scan_names_the_offset_of_the_first_refused_line(tmp_path, sep):
+    lines = [b'{"a"%b1}' % sep, b'{"b"%b2}' % sep, b'{"c"%b3,"c"%b4}' % (sep, sep),
+             b'{"d"%b5,"d"%b6}' % (sep, sep)]
     path = tmp_path / "log"
     path.write_bytes(b"\n".join(lines) + b"\n")
+    third, fourth = len(lines[0]) + len(lines[1]) + 2, sum(map(len, lines[:3])) + 3
     fd = os.open(path, os.O_RDONLY)
     try:
-        assert strictscan.first_refused(fd, 0, path.stat().st_size) == 16
-        assert strictscan.first_refused(fd, 0, 16) is None
-        assert strictscan.first_refused(fd, 30, path.stat().st_size) == 30
+        assert strictscan.first_refused(fd, 0, path.stat().st_size) == third
+        assert strictscan.first_refused(fd, 0, third) is None
+        assert strictscan.first_refused(fd, fourth, path.stat().st_size) == fourth
     finally:
         os.close(fd)
 
 
 # -- the cold load ------------------------------------------------------------------------
 
+@pytest.mark.parametrize("spaced", [False, True], ids=["canonical", "another-writer"])
 @pytest.mark.parametrize("child", [False, True], ids=["inline", "child-process"])
 def test_a_duplicated_key_in_a_middle_line_is_refused_by_a_cold_load_as_audit_does(
-        tmp_path, monkeypatch, child):
+        tmp_path, monkeypatch, child, spaced):
     if child:
         monkeypatch.setattr(strictscan, "INLINE_BYTES", 0)
     root = tmp_path / "s"
-    log = write_store(root, 40)
-    edit_line(log, 17, b'"op":"write"', b'"op":"write","op":"erase"')
+    log = write_store(root, 40, spaced)
+    sep = b": " if spaced else b":"
+    edit_line(log, 17, b'"op"' + sep + b'"write"', b'"op"' + sep + b'"write", "op": "erase"')
     with pytest.raises(LogProblem) as refused:
         Store(root, warn=False)
     assert "events.jsonl line 17: not valid JSON (duplicate key 'op')" in str(refused.value)
