@@ -103,7 +103,8 @@ class Scan:
     def __init__(self, path: os.PathLike, start: int, end: int):
         self._found: int | None = None
         self._proc: subprocess.Popen | None = None
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        # Read through a link as the loader does (writers are the ones that refuse links).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
             if end - start < INLINE_BYTES:
                 self._found = first_refused(fd, start, end)
