@@ -96,54 +96,90 @@ def first_refused(fd: int, start: int, end: int) -> int | None:
     return None
 
 
+def _line_cuts(fd: int, start: int, end: int, parts: int) -> list[int]:
+    """Offsets that split start..end into about `parts` pieces, each cut just after a b"\\n"."""
+    cuts = [start]
+    for k in range(1, parts):
+        at = max(start + (end - start) * k // parts, cuts[-1])
+        while at < end:
+            window = os.pread(fd, 1 << 16, at)
+            if not window:
+                at = end
+                break
+            newline = window.find(b"\n")
+            if newline >= 0:
+                at += newline + 1
+                break
+            at += len(window)
+        cuts.append(min(at, end))
+    cuts.append(end)
+    return sorted(set(cuts))
+
+
 class Scan:
-    """The strict scan of bytes start..end of the log, in a child process for a large range
-    (its `result()` waits for it), else done at once."""
+    """The strict scan of bytes start..end of the log: for a large range, in child processes
+    (one a core, at most PARTS) over pieces of it, which `result()` waits for; else done at
+    once."""
+
+    PARTS = 4
 
     def __init__(self, path: os.PathLike, start: int, end: int):
         self._found: int | None = None
-        self._proc: subprocess.Popen | None = None
+        self._procs: list[tuple[subprocess.Popen, int, int]] = []
         # Read through a link as the loader does (writers are the ones that refuse links).
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        if end - start < INLINE_BYTES:
+            self._scan_here(start, end)
+            return
+        cuts = _line_cuts(self._fd, start, end, min(self.PARTS, os.cpu_count() or 1))
         try:
-            if end - start < INLINE_BYTES:
-                self._found = first_refused(fd, start, end)
-                return
-            self._args = (fd, start, end)
-            try:
-                self._proc = subprocess.Popen(
-                    [sys.executable, "-m", __name__, str(fd), str(start), str(end)],
-                    pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL)
-            except OSError:         # no process to spare: scan here, now
-                self._found = first_refused(fd, start, end)
+            for lo, hi in zip(cuts, cuts[1:]):
+                self._procs.append((subprocess.Popen(
+                    [sys.executable, "-m", __name__, str(self._fd), str(lo), str(hi)],
+                    pass_fds=(self._fd,), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL), lo, hi))
+        except OSError:             # no process to spare: scan here, now
+            for proc, _, _ in self._procs:
+                proc.kill()
+                proc.wait()
+            self._procs = []
+            self._scan_here(start, end)
+
+    def _scan_here(self, start: int, end: int) -> None:
+        try:
+            self._found = first_refused(self._fd, start, end)
         finally:
-            if self._proc is None:
-                os.close(fd)
-            else:
-                self._fd = fd       # kept in case the child fails and the scan runs here
+            os.close(self._fd)
 
     def result(self) -> int | None:
-        """The offset of the first refused line, or None. A child that did not finish its
-        scan (killed, out of memory) is replaced by the scan here."""
-        proc, self._proc = self._proc, None
-        if proc is None:
+        """The offset of the first refused line, or None. A piece whose child did not finish
+        (killed, out of memory) is scanned here instead."""
+        procs, self._procs = self._procs, []
+        if not procs:
             return self._found
         try:
-            out, _ = proc.communicate()
-            if proc.returncode == 0:
-                text = out.decode("ascii", "replace").strip()
-                return int(text) if text else None
-            return first_refused(*self._args)
+            found = []
+            for proc, lo, hi in procs:
+                out, _ = proc.communicate()
+                if proc.returncode != 0:
+                    offset = first_refused(self._fd, lo, hi)
+                else:
+                    text = out.decode("ascii", "replace").strip()
+                    offset = int(text) if text else None
+                if offset is not None:
+                    found.append(offset)
+            self._found = min(found, default=None)
+            return self._found
         finally:
             os.close(self._fd)
 
     def stop(self) -> None:
         """End a scan whose answer is no longer needed (the load failed on its own)."""
-        proc, self._proc = self._proc, None
-        if proc is not None:
+        procs, self._procs = self._procs, []
+        for proc, _, _ in procs:
             proc.kill()
             proc.wait()
+        if procs:
             os.close(self._fd)
 
 

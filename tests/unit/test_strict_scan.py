@@ -143,6 +143,7 @@ def test_a_clean_log_loads_the_same_with_the_scan_in_a_child_process(tmp_path, m
     root = tmp_path / "s"
     write_store(root, 30)
     monkeypatch.setattr(strictscan, "INLINE_BYTES", 0)
+    monkeypatch.setattr(strictscan.Scan, "PARTS", 3)
     store = Store(root, warn=False)
     assert store.state.seq == 30
     assert store.con.execute("SELECT count(*) FROM entries").fetchone()[0] == 30
@@ -154,6 +155,8 @@ def test_a_child_that_dies_is_replaced_by_the_scan_in_the_loading_process(tmp_pa
     edit_line(log, 9, b'"n":9', b'"n":9,"n":9')
     monkeypatch.setattr(strictscan, "INLINE_BYTES", 0)
     scan = strictscan.Scan(log, 0, log.stat().st_size)
-    scan._proc.kill()
+    assert len(scan._procs) == min(strictscan.Scan.PARTS, os.cpu_count())
+    for proc, _, _ in scan._procs:
+        proc.kill()
     offset = scan.result()
     assert offset == sum(len(line) for line in log.read_bytes().splitlines(keepends=True)[:8])
