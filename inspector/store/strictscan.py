@@ -155,7 +155,7 @@ class Scan:
 
     def result(self) -> int | None:
         """The offset of the first refused line, or None. A piece whose child did not finish
-        (killed, out of memory) is scanned here instead."""
+        (killed, out of memory) or answered other than an offset is scanned here instead."""
         procs, self._procs = self._procs, []
         if not procs:
             return self._found
@@ -163,11 +163,11 @@ class Scan:
             found = []
             for proc, lo, hi in procs:
                 out, _ = proc.communicate()
-                if proc.returncode != 0:
-                    offset = first_refused(self._fd, lo, hi)
-                else:
-                    text = out.decode("ascii", "replace").strip()
+                text = out.decode("ascii", "replace").strip()
+                if proc.returncode == 0 and (not text or text.isdigit()):
                     offset = int(text) if text else None
+                else:
+                    offset = first_refused(self._fd, lo, hi)
                 if offset is not None:
                     found.append(offset)
             self._found = min(found, default=None)

@@ -160,3 +160,13 @@ def test_a_child_that_dies_is_replaced_by_the_scan_in_the_loading_process(tmp_pa
         proc.kill()
     offset = scan.result()
     assert offset == sum(len(line) for line in log.read_bytes().splitlines(keepends=True)[:8])
+
+
+def test_a_child_that_answers_other_than_an_offset_is_replaced_too(tmp_path, monkeypatch):
+    root = tmp_path / "s"
+    log = write_store(root, 20)
+    edit_line(log, 12, b'"n":12', b'"n":12,"n":12')
+    monkeypatch.setattr(strictscan, "INLINE_BYTES", 0)
+    monkeypatch.setattr(sys, "executable", "/bin/echo")     # prints its arguments, exit 0
+    offset = strictscan.Scan(log, 0, log.stat().st_size).result()
+    assert offset == sum(len(line) for line in log.read_bytes().splitlines(keepends=True)[:11])
