@@ -3,7 +3,8 @@ grammar of hostile values (impossible times, huge and non-finite numbers, deep n
 invalid and invisible Unicode, control bytes, huge strings, wrong types). After each: no
 command raises (every failure is an InspectorError with its exit code), `audit --verify`
 agrees with the loader, and whatever was written can be quarantined and erased with no byte
-of it left under the store.
+of it left under the store. A third property plants links, files and modes on the store's own
+paths: writers refuse, nothing outside the store changes, and no erasure leaves residue.
 
 FUZZ_EXAMPLES sets the number of examples (CI runs a few dozen; the closing note's figures
 are from a long run).
@@ -15,10 +16,11 @@ import base64
 import json
 import math
 import os
+import shutil
 import urllib.parse
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+from hypothesis import HealthCheck, Phase, event, given, settings, strategies as st
 from typer.testing import CliRunner
 
 from inspector.cli import app
@@ -152,3 +154,115 @@ def test_a_duplicated_key_anywhere_is_refused_by_loader_and_audit_alike(
     verified = runner.invoke(app, ["audit", str(root), "--verify", "--json"])
     assert verified.exit_code == 1
     assert json.loads(verified.stdout)["first_bad_seq"] == target
+
+
+# Links and permissions on the store's own paths: what another account that can reach the
+# store directory may plant there. (name, what is put there)
+PLANTS = [(".lock", "link-file"), ("torn", "link-dir"), ("certificates", "link-dir"),
+          (".inspector", "link-dir"), ("reports", "link-dir"), ("events.jsonl", "link-log"),
+          (".inspector/view.duckdb", "link-file"), ("torn/TAIL", "link-file"),
+          (".events.jsonl.tmp-1-ab12", "link-file"), ("certificates", "link-dangling"),
+          ("torn", "file"), ("certificates", "file"), (".inspector", "file")]
+LINKED = {".lock", "torn", "certificates", ".inspector", "reports", "events.jsonl"}
+
+
+def tree(top: Path) -> dict[str, object]:
+    """Every path under `top` (links not followed): a link's target, a file's bytes."""
+    found = {}
+    for path in sorted(top.rglob("*")):
+        rel = str(path.relative_to(top))
+        found[rel] = (("link", os.readlink(path)) if path.is_symlink() else
+                      ("dir",) if path.is_dir() else ("file", path.read_bytes()))
+    return found
+
+
+@settings(max_examples=max(EXAMPLES // 2, 10), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(plants=st.lists(st.sampled_from(PLANTS), max_size=3, unique_by=lambda p: p[0]),
+       root_mode=st.sampled_from([0o700, 0o750, 0o755, 0o770, 0o777, 0o733, 0o702]),
+       log_mode=st.sampled_from([0o600, 0o644, 0o666, 0o400]), torn=st.booleans(),
+       view=st.booleans())
+def test_links_and_modes_planted_on_the_store_s_paths_never_win(
+        tmp_path_factory, monkeypatch, plants, root_mode, log_mode, torn, view):
+    """Links (to a file or a directory elsewhere, dangling, the log itself moved away), files
+    where directories belong, and group/other modes, planted on the store's paths; a torn
+    tail holding the canary; a view or none. Every command then: no exception; writers refuse
+    (exit 2, nothing written) whenever a path they write is linked or others can write the
+    store; nothing outside the store ever changes; an erasure that succeeds leaves no byte of
+    what it erased. Once the plants are removed, the same erasure succeeds with no residue."""
+    monkeypatch.setenv("INSPECTOR_VIEW_MIN_BYTES", "0" if view else str(1 << 30))
+    base = tmp_path_factory.mktemp("plant")
+    root, outside = base / "s", base / "outside"
+    paths = init_store(root)
+    with LogWriter(paths) as writer:
+        writer.append([event_draft("write", m, "agent:1", after={
+            **entry(m, "svc", f"k{m}", f"{CANARY} value of {m}"), "context": f"{CANARY} {m}"})
+            for m in ("A", "B")])
+    assert run("beliefs", root, "--json") == 0              # a view, when one is kept
+    if torn:
+        with paths.log.open("ab") as f:
+            f.write(b'{"seq":3,"body":{"after":{"value":"' + CANARY.encode())
+    tail = str(paths.log.stat().st_size)
+    outside.mkdir()
+    (outside / "victim").write_bytes(b"victim")
+    (outside / "dir").mkdir()
+    moved = ("events.jsonl", "link-log") in plants
+    for name, what in plants:
+        at = root / name.replace("TAIL", tail)
+        if at.parent.is_symlink() or at.parent.is_file():
+            continue                                        # its directory is a plant too
+        at.parent.mkdir(mode=0o700, exist_ok=True)
+        if what == "link-log":
+            os.replace(at, outside / "log")                 # the log itself moves away
+            at.symlink_to(outside / "log")
+            continue
+        if at.is_dir() and not at.is_symlink():
+            shutil.rmtree(at)
+        else:
+            at.unlink(missing_ok=True)
+        if what == "file":
+            at.write_bytes(b"planted")
+        else:
+            at.symlink_to({"link-file": outside / "victim", "link-dir": outside / "dir",
+                           "link-dangling": outside / "nowhere"}[what])
+    log_file = outside / "log" if moved else paths.log
+    log_file.chmod(log_mode)
+    root.chmod(root_mode)
+    refused = bool(root_mode & 0o022) or any(name in LINKED and what.startswith("link")
+                                             for name, what in plants)
+    before_outside, before_log = tree(outside), log_file.read_bytes()
+
+    feed = base / "feed.jsonl"
+    fed = {**entry("F1", "svc", "kf", f"{CANARY} fed"), "context": f"{CANARY} fed"}
+    fed.pop("status")
+    feed.write_text(json.dumps(fed) + "\n")
+    codes = {"ingest": run("ingest", root, feed, "--json"),
+             "quarantine": run("quarantine", root, "A", "--reason", "contain", "--operator", "fz"),
+             "beliefs": run("beliefs", root, "--json"),
+             "verify": run("audit", root, "--verify", "--json")}
+    codes["erase"] = run("erase", root, "A", "B", *(["F1"] if codes["ingest"] == 0 else []),
+                         "--reason", "DSR-1", "--operator", "fz")
+    event(f"writers {'refused' if refused else 'allowed'}; erase exit {codes['erase']}")
+    assert codes["ingest"] in (0, 2) and codes["quarantine"] in (0, 2, 3), codes
+    assert codes["beliefs"] in (0, 2) and codes["verify"] in (0, 1, 2) and codes["erase"] in (0, 2)
+    assert (codes["beliefs"] == 0) == (codes["verify"] == 0), codes
+    if refused:
+        assert codes["ingest"] == codes["quarantine"] == codes["erase"] == 2, codes
+        assert log_file.read_bytes() == before_log
+    assert tree(outside) == before_outside, "something outside the store changed"
+    if codes["erase"] == 0:
+        assert residue(root, CANARY) == []
+
+    # The operator removes the plants: the same erasure then succeeds and leaves nothing.
+    root.chmod(0o700)
+    for path in sorted(root.rglob("*"), key=lambda p: -len(p.parts)):
+        if path.is_symlink() or (path.is_file() and path.read_bytes() == b"planted"):
+            path.unlink()
+    if moved:
+        os.replace(outside / "log", root / "events.jsonl")
+    if codes["erase"] != 0:
+        ingested = b'"F1"' in paths.log.read_bytes()
+        assert run("erase", root, "A", "B", *(["F1"] if ingested else []),
+                   "--reason", "DSR-1", "--operator", "fz") == 0
+    assert residue(root, CANARY) == [] and residue(outside, CANARY) == []
+    assert run("audit", root, "--verify") == 0
