@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
 
@@ -46,3 +48,21 @@ def readable_bytes(path: Path) -> bytes:
             "\n".join(rows).encode("unicode_escape")
     finally:
         con.close()
+
+
+def failing_write(monkeypatch, marker: str, after: int) -> list[int]:
+    """os.write fails with ENOSPC once `after` writes went to a file whose name holds `marker`."""
+    real, calls = os.write, [0]
+
+    def write(fd, data):
+        try:
+            name = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            name = ""
+        if marker in name:
+            calls[0] += 1
+            if calls[0] > after:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data)
+    monkeypatch.setattr(os, "write", write)
+    return calls

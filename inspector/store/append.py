@@ -7,13 +7,14 @@ whole lines in one `os.write` loop, and fsynced before anyone is told they exist
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from pathlib import Path
 
 from . import jsonsafe
 from .chain import GENESIS, line_bytes, new_salt, seal_after
-from .errors import BadInput
+from .errors import BadInput, WriteFailed
 from .batches import whole_tail
 from .logfile import LOG_NAME, StorePaths, last_line
 from .files import DIR_MODE, FILE_MODE, fsync_dir, make_dir, replace_file, write_all, write_file, _hook
@@ -56,8 +57,13 @@ class LogWriter:
         self._lock_fd = os.open(self.paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
         fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         try:
-            self._recover_torn()
-            settle_certificates(self.paths)
+            try:
+                self._recover_torn()
+                settle_certificates(self.paths)
+            except OSError as exc:
+                raise WriteFailed(f"cannot write to {self.paths.root}: setting an unfinished write "
+                                  f"aside failed ({_what(exc)}); nothing was written: "
+                                  f"{_fix(exc)} and run the command again") from None
             self._read_head()
         except BaseException:
             self.__exit__(None, None, None)
@@ -107,14 +113,41 @@ class LogWriter:
         return events
 
     def _write(self, data: bytes) -> None:
+        """Write whole lines at the end and fsync. A failed write or fsync (a full disk, an I/O
+        error) cuts the log back to where it ended, so nothing of it stands, and is one line."""
         fd = os.open(self.paths.log, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
         try:
-            _hook("before_write")
-            for start in range(0, len(data), WRITE_CHUNK):
-                if start:
-                    _hook("mid_write")
-                write_all(fd, data[start:start + WRITE_CHUNK])
-            _hook("after_write")
-            os.fsync(fd)
+            end = os.fstat(fd).st_size          # under the lock: nobody else appends
+            try:
+                _hook("before_write")
+                for start in range(0, len(data), WRITE_CHUNK):
+                    if start:
+                        _hook("mid_write")
+                    write_all(fd, data[start:start + WRITE_CHUNK])
+                _hook("after_write")
+                os.fsync(fd)
+            except OSError as exc:
+                raise WriteFailed(f"cannot write to {self.paths.log}: {_what(exc)}; "
+                                  f"{_cut_back(fd, end)}: {_fix(exc)} and run the command "
+                                  "again") from None
         finally:
             os.close(fd)
+
+
+def _what(exc: OSError) -> str:
+    return exc.strerror or exc.__class__.__name__
+
+
+def _fix(exc: OSError) -> str:
+    return "free some space" if exc.errno == errno.ENOSPC else "fix that"
+
+
+def _cut_back(fd: int, end: int) -> str:
+    """Undo a failed append: the log back to `end` bytes. Says what stands."""
+    try:
+        os.ftruncate(fd, end)
+        os.fsync(fd)
+    except OSError:
+        return ("cutting the log back failed too, so its whole lines may stand (readers ignore an "
+                "unfinished batch; the next write moves a torn end to torn/)")
+    return "nothing of it was written"

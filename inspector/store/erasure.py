@@ -27,7 +27,7 @@ from .audit import is_redacted
 from .chain import canonical, line_bytes, seal_after, sha256_hex
 from .detect.text import normalize
 from .files import _hook, fsync_dir, replace_file, write_new
-from .errors import BadInput, InspectorError, Refused
+from .errors import BadInput, Refused, WriteFailed
 from .load import Store
 from .model import now_text
 from .queries import sql
@@ -208,12 +208,6 @@ def _event(raw: bytes) -> dict:
         raise BadInput("a line to erase is not a JSON object; run `inspector audit --verify` "
                        "on the store; nothing written")
     return event
-
-
-class WriteFailed(InspectorError):
-    """Writing the erasure failed (a full disk, an I/O error): one line, nothing left behind."""
-
-    exit_code = 2
 
 
 def apply_erasure(action, store: Store, plan: ErasurePlan) -> ErasurePlan:

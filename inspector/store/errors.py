@@ -21,6 +21,12 @@ class Refused(InspectorError):
     exit_code = 3
 
 
+class WriteFailed(InspectorError):
+    """Writing to the store failed (a full disk, an I/O error): one line, nothing left behind."""
+
+    exit_code = 2
+
+
 class LogProblem(BadInput):
     """A log line that stops loading: names its line number and seq."""
 

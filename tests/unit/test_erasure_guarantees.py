@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from logtools import failing_write
 from storegen import entry, write_store
 from inspector.store import erasure, files, registry
 from inspector.store.actions import Request
@@ -244,24 +245,6 @@ def test_readers_warn_when_others_can_write(tmp_path):
 
 # -- 4. a full disk is an error, not a leftover ----------------------------------------------
 
-def failing_write(monkeypatch, marker: str, after: int) -> list[int]:
-    """os.write fails with ENOSPC once `after` writes went to a file whose name holds `marker`."""
-    real, calls = os.write, [0]
-
-    def write(fd, data):
-        try:
-            name = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            name = ""
-        if marker in name:
-            calls[0] += 1
-            if calls[0] > after:
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real(fd, data)
-    monkeypatch.setattr(os, "write", write)
-    return calls
-
-
 def big_store(tmp_path: Path, n: int = 300) -> Path:
     return write_store(tmp_path / "s", [
         (f"2025-01-01T00:00:{i % 60:02d}Z", "write",
@@ -293,20 +276,6 @@ def test_a_full_disk_stops_erasure_with_nothing_left_behind(tmp_path, monkeypatc
     assert not (root / "certificates").exists() or not any((root / "certificates").iterdir())
     store.con.close()
     assert erase(root).certificate["counts"]["entries"] == 100     # with space again, it works
-
-
-@pytest.fixture
-def small_disk(tmp_path):
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here ({done.stderr.strip() or done.returncode})")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def test_a_really_full_disk_is_one_line_and_no_leftover(small_disk):
