@@ -133,16 +133,22 @@ SELECT line_no, seq::BIGINT AS seq, "at", actor, op, memory_id, batch, body.reas
           "retention": "VARCHAR", "expires_at": "VARCHAR", "sensitivity": "VARCHAR",
           "tags": "JSON", "certificate": "VARCHAR", "certificate_digest": "VARCHAR",
           "subject_digest": "VARCHAR", "subject_salt": "VARCHAR"}') AS s,
-    -- the first text field that holds something else than text (json_transform would cast it)
-    ['id', 'entity', 'attribute', 'kind', 'layer', 'source', 'scope', 'subject', 'context',
-     'status', 'held_reason', 'retention', 'sensitivity', 'observed_at', 'valid_from',
-     'valid_to', 'expires_at'][list_position(list_transform(json_type(body.after,
+    -- Bit i-1 set: field i of the list below holds something else than text (json_transform
+    -- would cast it) / is absent (null is present: it is judged as a value). Fields: 1 id,
+    -- 2 entity, 3 attribute, 4 kind, 5 layer, 6 source, 7 scope, 8 subject, 9 context,
+    -- 10 status, 11 held_reason, 12 retention, 13 sensitivity, 14 observed_at, 15 valid_from,
+    -- 16 valid_to, 17 expires_at, 18 value.
+    list_sum(list_transform(types, lambda t, i: CASE
+        WHEN i < 18 AND t IS NOT NULL AND t NOT IN ('VARCHAR', 'NULL') THEN 1 << (i - 1) ELSE 0 END))::INTEGER AS not_text,
+    list_sum(list_transform(types, lambda t, i: CASE WHEN t IS NULL THEN 1 << (i - 1) ELSE 0 END))::INTEGER AS absent,
+    NULL::VARCHAR AS malformed
+FROM (
+    SELECT *, json_type(body.after,
         ['$.id', '$.entity', '$.attribute', '$.kind', '$.layer', '$.source', '$.scope',
          '$.subject', '$.context', '$.status', '$.held_reason', '$.retention', '$.sensitivity',
-         '$.observed_at', '$.valid_from', '$.valid_to', '$.expires_at']),
-        lambda t: t IS NULL OR t IN ('VARCHAR', 'NULL')), false)] AS not_text,
-    NULL::VARCHAR AS malformed
-FROM raw
+         '$.observed_at', '$.valid_from', '$.valid_to', '$.expires_at', '$.value']) AS types
+    FROM raw
+)
 
 -- name: state_problems
 -- Lines whose state cannot be an entry at all (an erase event's shape, an id that is not the
@@ -170,20 +176,27 @@ ORDER BY line_no
 -- ±2^31. Value-level checks (depth, non-finite numbers) are finished in Python for the few
 -- lines that could fail them (staged_value_suspects).
 UPDATE staged SET malformed = CASE
-    WHEN not_text IS NOT NULL THEN 'field "' || not_text || '" ' || CASE
-        WHEN not_text IN ('id', 'entity', 'attribute', 'kind', 'source', 'layer') THEN 'must be a non-empty string'
-        WHEN not_text = 'scope' THEN 'must be a string'
-        WHEN not_text IN ('observed_at', 'valid_from', 'valid_to', 'expires_at') THEN 'must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
-        ELSE 'must be a string or null' END
-    WHEN s.entity IS NULL OR s.entity = '' THEN 'field "entity" must be a non-empty string'
-    WHEN s.attribute IS NULL OR s.attribute = '' THEN 'field "attribute" must be a non-empty string'
-    WHEN s.kind IS NULL OR NOT list_contains($kinds, s.kind)
+    -- contract.entry_problem's order: required fields present, then _strings, _enums,
+    -- _numbers, _lists, _times, _optional (_whole: staged_value_suspects and the extras)
+    WHEN has_bit(absent, 2) THEN 'field "entity" is missing'
+    WHEN has_bit(absent, 3) THEN 'field "attribute" is missing'
+    WHEN has_bit(absent, 18) THEN 'field "value" is missing'
+    WHEN has_bit(absent, 4) THEN 'field "kind" is missing'
+    WHEN has_bit(absent, 6) THEN 'field "source" is missing'
+    WHEN has_bit(absent, 14) THEN 'field "observed_at" is missing'
+    WHEN has_bit(not_text, 2) OR coalesce(s.entity, '') = '' THEN 'field "entity" must be a non-empty string'
+    WHEN has_bit(not_text, 3) OR coalesce(s.attribute, '') = '' THEN 'field "attribute" must be a non-empty string'
+    WHEN has_bit(not_text, 4) OR coalesce(s.kind, '') = '' THEN 'field "kind" must be a non-empty string'
+    WHEN has_bit(not_text, 6) OR coalesce(s.source, '') = '' THEN 'field "source" must be a non-empty string'
+    WHEN has_bit(not_text, 5) OR s.layer = '' THEN 'field "layer" must be a non-empty string'
+    WHEN has_bit(not_text, 7) THEN 'field "scope" must be a string'
+    WHEN NOT list_contains($kinds, s.kind)
         THEN 'field "kind" must be observation, claim, inference or summary'
     WHEN s.layer IS NOT NULL AND NOT list_contains($layers, s.layer)
         THEN 'field "layer" must be episodic, semantic or procedural'
     WHEN s.status IS NULL OR NOT list_contains($statuses, s.status)
         THEN 'field "status" must be one of ' || array_to_string($statuses, ', ')
-    WHEN s.source IS NULL OR NOT regexp_full_match(s.source, $source_re, 's')
+    WHEN NOT regexp_full_match(s.source, $source_re, 's')
         THEN 'field "source" must be class:id[/detail] with class user, operator, system, agent, tool, document or web'
     WHEN s.authority IS NOT NULL AND json_type(s.authority) <> 'NULL' AND NOT (json_type(s.authority) IN ('UBIGINT', 'BIGINT')
          OR (json_type(s.authority) = 'DOUBLE' AND regexp_full_match(s.authority::VARCHAR, '-?\d+')))
@@ -194,29 +207,37 @@ UPDATE staged SET malformed = CASE
     WHEN s.confidence IS NOT NULL AND (json_type(s.confidence) NOT IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'NULL')
          OR NOT coalesce(try_cast(s.confidence::VARCHAR AS DOUBLE) BETWEEN 0 AND 1, true))
         THEN 'field "confidence" must be a number from 0 to 1 or null'
-    WHEN NOT real_time(s.observed_at) THEN 'field "observed_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
-    WHEN s.valid_from IS NOT NULL AND NOT real_time(s.valid_from)
-        THEN 'field "valid_from" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
-    WHEN s.valid_to IS NOT NULL AND NOT real_time(s.valid_to)
-        THEN 'field "valid_to" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
-    WHEN s.expires_at IS NOT NULL AND NOT real_time(s.expires_at)
-        THEN 'field "expires_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
     WHEN s.justification IS NOT NULL AND json_type(s.justification) <> 'NULL' AND NOT id_list(s.justification)
         THEN 'field "justification" must be a list of ids'
     WHEN s.tags IS NOT NULL AND json_type(s.tags) <> 'NULL' AND NOT id_list(s.tags) THEN 'field "tags" must be a list of strings'
+    WHEN has_bit(not_text, 14) OR NOT real_time(s.observed_at) THEN 'field "observed_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+    WHEN has_bit(not_text, 15) OR (s.valid_from IS NOT NULL AND NOT real_time(s.valid_from))
+        THEN 'field "valid_from" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+    WHEN has_bit(not_text, 16) OR (s.valid_to IS NOT NULL AND NOT real_time(s.valid_to))
+        THEN 'field "valid_to" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+    WHEN has_bit(not_text, 17) OR (s.expires_at IS NOT NULL AND NOT real_time(s.expires_at))
+        THEN 'field "expires_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+    WHEN has_bit(not_text, 8) THEN 'field "subject" must be a string or null'
+    WHEN has_bit(not_text, 9) THEN 'field "context" must be a string or null'
+    WHEN has_bit(not_text, 12) THEN 'field "retention" must be a string or null'
+    WHEN has_bit(not_text, 13) THEN 'field "sensitivity" must be a string or null'
+    WHEN has_bit(not_text, 11) THEN 'field "held_reason" must be a string or null'
 END
 WHERE erased IS NULL AND op <> 'erase'
 
 -- name: staged_value_suspects
--- Values that might be nested deeper than 64 levels or hold a non-finite number: Python
--- decides (contract.value_problem) without the stack.
+-- Values that might be nested deeper than 64 levels, or hold a non-finite number or one too
+-- large for 64 bits (NaN, Infinity, 1e999, nineteen digits or more: DuckDB keeps such a
+-- number's text as written): Python decides (contract.value_problem) without the stack.
 SELECT line_no, s.value::VARCHAR FROM staged
 WHERE erased IS NULL AND op <> 'erase' AND malformed IS NULL AND s.value IS NOT NULL
   AND (length(s.value::VARCHAR) - length(replace(replace(s.value::VARCHAR, '[', ''), '{', '')) > 64
-       OR regexp_matches(s.value::VARCHAR, '(?i)infinity|nan|inf'))
+       OR regexp_matches(s.value::VARCHAR, '(?i)inf|nan|\d{19}|\d[e]\+?\d{3}'))
 
 -- name: staged_mark_malformed
-UPDATE staged SET malformed = $problem WHERE line_no = $line_no
+-- The first problem found stays: the SQL's rules, then unknown extras' (contract.extras_problem),
+-- then the value's.
+UPDATE staged SET malformed = $problem WHERE line_no = $line_no AND malformed IS NULL
 
 -- name: macro_load_checks
 -- Helpers of staged_malformed.
@@ -226,6 +247,7 @@ CREATE OR REPLACE MACRO real_time(t) AS
     AND left(t, 4) <> '0000'
     AND try_cast(left(t, 10) AS DATE) IS NOT NULL
     AND year(try_cast(upper(t) AS TIMESTAMPTZ) AT TIME ZONE 'UTC') BETWEEN 1 AND 9999;
+CREATE OR REPLACE MACRO has_bit(mask, i) AS (mask >> (i - 1)) & 1 = 1;
 CREATE OR REPLACE MACRO id_list(j) AS
     json_type(j) = 'ARRAY'
     AND coalesce(list_bool_and(list_transform(json_extract(j, '$[*]'),

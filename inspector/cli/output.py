@@ -38,11 +38,13 @@ def _json_escape(match: re.Match) -> str:
 
 
 def dumps(document: Any) -> str:
-    """JSON text safe to print: these code points can only occur inside strings."""
+    """JSON text safe to print: these code points can only occur inside strings. A number that
+    is not finite (a malformed entry's) is written as the string "NaN", "Infinity" or
+    "-Infinity", as protobuf's JSON does: bare, they are not JSON."""
     try:
-        text = json.dumps(document, ensure_ascii=False, indent=2, default=str)
-    except RecursionError:            # a hostile value nested thousands deep: compact, iterative
-        text = jsonsafe.iterative_dumps(document, default=str)
+        text = json.dumps(document, ensure_ascii=False, indent=2, default=str, allow_nan=False)
+    except (RecursionError, ValueError):  # nested thousands deep, or NaN: compact, iterative
+        text = jsonsafe.iterative_dumps(document, default=str, nonfinite_as_text=True)
     return _TERMINAL_UNSAFE.sub(_json_escape, text)
 
 

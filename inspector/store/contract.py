@@ -108,6 +108,29 @@ def _whole(entry: dict) -> str | None:
     return None
 
 
+# The state fields the loader's SQL judges itself (queries/load.sql: staged_malformed and
+# staged_value_suspects). The others, unknown extras and the certificate fields included, are
+# judged by `extras_problem` on the parsed line: by the strict scan beside a fast read (which
+# sends such a line to the exact read) and by the exact read of numbered lines.
+SQL_JUDGED = frozenset({
+    "id", "entity", "attribute", "kind", "layer", "source", "scope", "subject", "context",
+    "status", "held_reason", "retention", "sensitivity", "observed_at", "valid_from", "valid_to",
+    "expires_at", "value", "authority", "confidence", "justification", "tags"})
+
+
+def extras_problem(event) -> str | None:
+    """None when the state of an event (a parsed log line) has no field the loader's SQL does
+    not judge, or none of them breaks the contract. Else what entry_problem's last step names:
+    the first field, in the state's own order, that `_whole` finds wrong (perhaps the value)."""
+    body = event.get("body") if isinstance(event, dict) else None
+    state = body.get("after") if isinstance(body, dict) else None
+    if not isinstance(state, dict) or state.keys() <= SQL_JUDGED:
+        return None
+    if any(value_problem(value, depth=1) for name, value in state.items() if name not in SQL_JUDGED):
+        return _whole(state)
+    return None
+
+
 def value_problem(value, depth: int = 0) -> str | None:
     """Why a JSON value cannot be stored and read back by every command; None when it can."""
     stack = [(value, depth)]

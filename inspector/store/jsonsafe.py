@@ -98,8 +98,10 @@ def dumps_canonical(value) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def iterative_dumps(value, default=None) -> str:
-    """Compact JSON with sorted keys, for any depth (`default` converts other types)."""
+def iterative_dumps(value, default=None, nonfinite_as_text: bool = False) -> str:
+    """Compact JSON with sorted keys, for any depth (`default` converts other types). With
+    `nonfinite_as_text`, NaN and ±Infinity are written as the strings "NaN", "Infinity",
+    "-Infinity" (valid JSON); without, bare as Python's json module writes them."""
     out: list[str] = []
     encode = json.JSONEncoder(ensure_ascii=False, default=default).encode
     work: list = [value]
@@ -119,6 +121,8 @@ def iterative_dumps(value, default=None) -> str:
                 parts += ([_Raw(",")] if i else []) + [child]
             parts.append(_Raw("]"))
             work.extend(reversed(parts))
+        elif nonfinite_as_text and isinstance(item, float) and not math.isfinite(item):
+            out.append(encode(encode(item)))
         else:
             out.append(encode(item))
     return "".join(out)

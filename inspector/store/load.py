@@ -24,7 +24,7 @@ from .chain import GENESIS, line_bytes, seal_after
 from .errors import LogProblem
 from .logfile import (StorePaths, Tail, chunk_bounds, copy_range, count_lines, decode_lines,
                       feed_pipe, last_line, read_lines, read_tail, store_paths, warn_once)
-from .contract import value_problem
+from .contract import extras_problem, value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
 from . import strictscan, view
@@ -124,6 +124,7 @@ class Store:
         for name in SETTINGS:
             self.con.execute(sql(name))
         self.state = LoadState()
+        self._extras: dict[int, str] = {}   # line number -> contract.extras_problem, for _take_staged
         self.lock = threading.RLock()
         exposure = warn_once(self.paths) if warn else None
         if exposure:
@@ -276,6 +277,7 @@ class Store:
         that is the whole log (`torn` is then what follows `end`), else an anonymous copy of
         the range (logfile.copy_range), else a pipe fed from it (read by one thread)."""
         fed: list[tuple[int, int]] = []          # (lines, bytes) DuckDB was given
+        self._extras = {}
         copy = None if torn is not None else copy_range(self.paths.log, start, end)
         pipe = None
         if torn is not None:
@@ -319,9 +321,11 @@ class Store:
     # -- numbered lines: a tail, the whole log when it has a problem, or events to come -----
 
     def _stage_lines(self, texts: list[str | None], first_line: int) -> None:
+        judged = [_judge_line(t) for t in texts]
         self.con.execute(sql("raw_lines"), {
             "line_nos": list(range(first_line, first_line + len(texts))), "texts": texts,
-            "errors": [_strict_error(t) for t in texts]})
+            "errors": [error for error, _ in judged]})
+        self._extras = {first_line + i: extras for i, (_, extras) in enumerate(judged) if extras}
         self.con.execute(sql("raw_parse_lines"))
         self.con.execute(sql("raw_view_lines"))
         problems = self._problems(first_line=first_line, prev_seq=first_line - 1,
@@ -342,6 +346,12 @@ class Store:
         self.con.execute(sql("staged_malformed"), {
             "kinds": list(KINDS), "statuses": list(STATUSES), "layers": list(LAYERS),
             "source_re": SOURCE_RE})
+        # Fields the SQL does not judge (unknown extras), found on the parsed lines: the first
+        # problem in the state's order, the value's included. A fast read never holds such a
+        # line: the strict scan sends it to the exact read.
+        extras, self._extras = self._extras, {}
+        for line_no, problem in extras.items():
+            self.con.execute(sql("staged_mark_malformed"), {"line_no": line_no, "problem": problem})
         for line_no, text in self.con.execute(sql("staged_value_suspects")).fetchall():
             problem = value_problem(jsonsafe.loads_stored(text), depth=1)
             if problem:
@@ -465,12 +475,18 @@ def _starts_with_bom(path: Path) -> bool:
 def _strict_error(text: str | None) -> str | None:
     """What the strict reading (the one audit applies) finds wrong with a line that DuckDB's
     JSON reader would take: a byte-order mark, a duplicated key, a lone surrogate escape."""
+    return _judge_line(text)[0]
+
+
+def _judge_line(text: str | None) -> tuple[str | None, str | None]:
+    """(what the strict reading finds wrong with the line, what contract.extras_problem finds
+    wrong with its state's fields the SQL does not judge)."""
     if not text or not text.strip():
-        return None
+        return None, None
     try:
-        jsonsafe.loads(text)
+        event = jsonsafe.loads(text)
     except jsonsafe.NotStrict as exc:
-        return str(exc)
+        return str(exc), None
     except ValueError:
-        return None            # not JSON at all: the SQL says so in its own words
-    return None
+        return None, None      # not JSON at all: the SQL says so in its own words
+    return None, extras_problem(event)

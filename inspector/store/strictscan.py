@@ -31,6 +31,7 @@ import jiter
 import orjson
 
 from . import jsonsafe
+from .contract import extras_problem
 
 BLOCK = 1 << 24
 # Below this many bytes the scan runs in the loading process (about 20 ms): a child process
@@ -38,39 +39,50 @@ BLOCK = 1 << 24
 INLINE_BYTES = 4 << 20
 
 
-def _canonical(raw: bytes) -> bool:
+_NO = object()       # no parse of the line vouched for it
+
+
+def _canonical(raw: bytes):
+    """The parsed line when orjson writes back exactly its bytes, else _NO."""
     try:
-        return orjson.dumps(orjson.loads(raw)) == raw
+        event = orjson.loads(raw)
+        return event if orjson.dumps(event) == raw else _NO
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
-        return False
+        return _NO
 
 
-def _no_repeated_key(raw: bytes) -> bool:
+def _no_repeated_key(raw: bytes):
+    """The parsed line when jiter reads it with no repeated key in any object, else _NO."""
     try:
-        jiter.from_json(raw, catch_duplicate_keys=True, cache_mode=False)
-        return True
+        return jiter.from_json(raw, catch_duplicate_keys=True, cache_mode=False)
     except ValueError:
-        return False
+        return _NO
 
 
-def _strictly_refused(raw: bytes) -> bool:
+def _strictly_read(raw: bytes) -> tuple[bool, object]:
+    """(refused by the strict reading, the parsed line or _NO)."""
     try:
-        jsonsafe.loads(raw)
+        return False, jsonsafe.loads(raw)
     except jsonsafe.NotStrict:
-        return True
+        return True, _NO
     except (ValueError, RecursionError):
-        return False                # not JSON: the fast read refuses it in its own words
-    return False
+        return False, _NO           # not JSON: the fast read refuses it in its own words
 
 
 def refused(raw: bytes, canonical_first: bool = True) -> bool:
-    """Does the strict reading refuse this line (a duplicated key, a byte-order mark, a lone
-    surrogate escape)? False for a line that is not JSON at all: the fast read refuses it."""
-    if canonical_first and _canonical(raw):
-        return False
-    if _no_repeated_key(raw):
-        return False
-    return _strictly_refused(raw)
+    """Must the exact read take this line? True when the strict reading refuses it (a
+    duplicated key, a byte-order mark, a lone surrogate escape), or when its state holds a
+    field the fast read does not judge that breaks the entry contract (an unknown extra
+    nested too deep, or holding a non-finite or too large number: contract.extras_problem).
+    False for a line that is not JSON at all: the fast read refuses it."""
+    event = _canonical(raw) if canonical_first else _NO
+    if event is _NO:
+        event = _no_repeated_key(raw)
+    if event is _NO:
+        bad, event = _strictly_read(raw)
+        if bad:
+            return True
+    return event is not _NO and extras_problem(event) is not None
 
 
 def first_refused(fd: int, start: int, end: int) -> int | None:
@@ -86,9 +98,13 @@ def first_refused(fd: int, start: int, end: int) -> int | None:
         rest = data[cut:]
         canonical_first = True
         for line in data[:cut].split(b"\n")[:-1]:
-            if canonical_first and _canonical(line):
-                offset += len(line) + 1
-                continue
+            if canonical_first:
+                event = _canonical(line)
+                if event is not _NO:
+                    if extras_problem(event) is not None:
+                        return offset
+                    offset += len(line) + 1
+                    continue
             canonical_first = False     # a foreign writer's block: jiter first
             if line and refused(line, canonical_first=False):
                 return offset

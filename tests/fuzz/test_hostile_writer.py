@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings, strategies as
 from typer.testing import CliRunner
 
 from inspector.cli import app
-from inspector.store import jsonsafe
+from inspector.store import contract, jsonsafe
 from inspector.store.append import LogWriter, event_draft, init_store
 from inspector.store.logfile import store_paths
 from storegen import deep, entry
@@ -50,7 +50,7 @@ VALUES = st.one_of(LEAF, st.builds(lambda n, leaf: deep(n, leaf), st.sampled_fro
                    st.dictionaries(st.text(max_size=4), LEAF, max_size=3))
 FIELD_NAMES = ["observed_at", "valid_from", "valid_to", "expires_at", "authority", "confidence",
                "value", "scope", "tags", "justification", "kind", "entity", "source", "subject",
-               "context", "layer"]
+               "context", "layer", "x-unknown", "certificate"]
 FIELDS = st.sampled_from(FIELD_NAMES)
 
 
@@ -66,6 +66,20 @@ def run(*args) -> int:
         raise AssertionError(f"inspector {' '.join(map(str, args[:3]))} raised "
                              f"{type(result.exception).__name__}: {result.exception}")
     return result.exit_code
+
+
+def not_finite(document) -> float | None:
+    """The first NaN or ±Infinity anywhere in a parsed document (walked without the stack)."""
+    stack = [document]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            return item
+    return None
 
 
 def residue(root: Path, canary: str) -> list[str]:
@@ -113,6 +127,15 @@ def test_a_hostile_writer_never_wins(tmp_path_factory, feed, foreign):
     for command in (["show", root, "X1", "--json"], ["scan", root, "--json"], ["held", root, "--json"],
                     ["lineage", root, "X1", "--json"], ["show", root, "X1"]):
         assert run(*command) in ((0, 2) if loads == 0 else (2,))
+    if loads == 0 and wrote:
+        # the loader calls the entry malformed exactly when the contract does, and says so in
+        # JSON that has no bare NaN or Infinity
+        shown = runner.invoke(app, ["show", str(root), "X1", "--json"]).stdout
+        doc = jsonsafe.loads(shown)                 # iterative: the value may be 3,000 deep
+        assert not_finite(doc) is None, f"bare {not_finite(doc)} in --json"
+        written = jsonsafe.loads(paths.log.read_bytes().splitlines()[-1])["body"]["after"]
+        says = contract.entry_problem(written)
+        assert doc.get("malformed") == says, f"loader: {doc.get('malformed')!r}, contract: {says!r}"
     # 3. whatever was written can be contained and erased, leaving nothing
     if loads == 0 and wrote:
         assert run("quarantine", root, "X1", "--reason", "contain", "--operator", "fz") in (0, 3)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from inspector.store import contract, jsonsafe
+from inspector.store import contract, jsonsafe, strictscan
 from inspector.store.actions import Request
 from inspector.store.append import LogWriter, event_draft, init_store
 from inspector.store.load import Store
@@ -199,6 +199,92 @@ def test_a_lone_surrogate_line_is_refused_by_loader_and_audit_alike(tmp_path):
     assert audited.returncode == 1 and json.loads(audited.stdout)["first_bad_seq"] == 1
 
 
+# -- numbers and fields DuckDB's reader takes as written: every path judges them alike -------
+
+NOT_FINITE = "holds a number that is not finite (Infinity or NaN)"
+FOREIGN = {   # what a foreign writer put where the state said "value":"v" -> the problem named
+    "value-1e999": (b'"value":1e999', f'field "value" {NOT_FINITE}'),
+    "value-minus-1e999-in-a-list": (b'"value":[-1e999]', f'field "value" {NOT_FINITE}'),
+    "value-400-digits": (b'"value":' + b"1" * 400 + b".5", f'field "value" {NOT_FINITE}'),
+    "value-30-digit-integer": (b'"value":123456789012345678901234567890',
+                               'field "value" holds an integer beyond 64 bits'),
+    "extra-1e999": (b'"value":"v","x":1e999', f'field "x" {NOT_FINITE}'),
+    "extra-NaN": (b'"value":"v","x":NaN', f'field "x" {NOT_FINITE}'),
+    "extra-deep": (b'"value":"v","x":' + b"[" * 70 + b"]" * 70,
+                   'field "x" is nested deeper than 64 levels'),
+    "certificate-huge-integer": (b'"value":"v","certificate":{"n":12345678901234567890123}',
+                                 'field "certificate" holds an integer beyond 64 bits'),
+}
+
+
+def forty_lines(root: Path, count: int = 40) -> Path:
+    write_raw(root, [entry(f"M{i}", "svc", f"k{i}", "v") for i in range(1, count + 1)])
+    return root / "events.jsonl"
+
+
+def plant(log: Path, line_no: int, text: bytes) -> dict:
+    """The state of line `line_no` with "value":"v" replaced by `text` (no re-hash: loaders
+    check structure, not digests); returns that state as the strict reading parses it."""
+    lines = log.read_bytes().splitlines(keepends=True)
+    lines[line_no - 1] = lines[line_no - 1].replace(b'"value":"v"', text, 1)
+    log.write_bytes(b"".join(lines))
+    return jsonsafe.loads(lines[line_no - 1])["body"]["after"]
+
+
+def malformed(root: Path, memory_id: str) -> str | None:
+    store = Store(root, warn=False)
+    try:
+        return store.con.execute("SELECT malformed FROM entries WHERE memory_id = ?",
+                                 [memory_id]).fetchone()[0]
+    finally:
+        store.con.close()
+
+
+@pytest.mark.parametrize("case", sorted(FOREIGN))
+@pytest.mark.parametrize("child", [False, True], ids=["scan-inline", "scan-in-a-child"])
+def test_a_cold_load_finds_what_a_foreign_line_holds_beyond_the_contract(tmp_path, monkeypatch,
+                                                                          case, child):
+    if child:
+        monkeypatch.setattr(strictscan, "INLINE_BYTES", 0)
+    text, says = FOREIGN[case]
+    root = tmp_path / "s"
+    state = plant(forty_lines(root), 17, text)
+    assert contract.entry_problem(state) == says
+    assert malformed(root, "M17") == says
+    shown = inspector("show", root, "M17", "--json")
+    assert shown.returncode == 0, shown.stderr
+    doc = json.loads(shown.stdout, parse_constant=lambda word: pytest.fail(f"bare {word} in --json"))
+    assert (doc["reason"], doc["malformed"]) == ("malformed", says)
+
+
+@pytest.mark.parametrize("case", sorted(FOREIGN))
+def test_an_appended_foreign_line_is_judged_as_a_cold_load_judges_it(tmp_path, case):
+    text, says = FOREIGN[case]
+    root = tmp_path / "s"
+    log = forty_lines(root, 30)
+    assert malformed(root, "M1") is None                # the view now holds lines 1-30
+    with LogWriter(store_paths(root)) as writer:
+        writer.append([event_draft("write", f"N{i}", "agent:x", after=entry(f"N{i}", "svc", f"n{i}", "v"))
+                       for i in range(1, 6)])
+    plant(log, 33, text)
+    assert malformed(root, "N3") == says                # lines 31-35 read as a tail
+    assert [malformed(root, i) for i in ("N2", "N4")] == [None, None]
+
+
+@pytest.mark.parametrize("extra, says", [
+    (deep(70), 'field "x" is nested deeper than 64 levels'),
+    (10 ** 30, 'field "x" holds an integer beyond 64 bits'),
+    ({"ok": [1, 2.5, "text"]}, None)], ids=["deep", "huge-integer", "sound"])
+def test_an_unknown_field_written_canonically_is_judged_by_the_scan(tmp_path, monkeypatch, extra, says):
+    """The tool's own canonical spelling: the strict scan's fastest path still judges extras."""
+    monkeypatch.setattr(strictscan, "INLINE_BYTES", 0)
+    root = tmp_path / "s"
+    write_raw(root, [entry(f"M{i}", "svc", f"k{i}", "v") for i in range(1, 20)]
+              + [{**entry("M20", "svc", "k20", "v"), "x": extra}])
+    assert malformed(root, "M20") == says
+    assert malformed(root, "M19") is None
+
+
 # -- one validation: the loader's SQL and contract.entry_problem agree ------------------------
 
 FIELD_VALUES = st.one_of(
@@ -209,12 +295,20 @@ FIELD_VALUES = st.one_of(
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(mutations=st.dictionaries(st.sampled_from(sorted(HOSTILE)), FIELD_VALUES, max_size=3))
-@example(mutations={"observed_at": "2025-03-01t04:06:55z"})
-@example(mutations={"authority": 2 ** 31 - 1, "confidence": 1})
-@example(mutations={"tags": [], "justification": []})
-def test_sql_and_python_judge_entries_alike(tmp_path_factory, mutations):
+@given(mutations=st.dictionaries(st.sampled_from(sorted(HOSTILE) + ["x", "certificate"]), FIELD_VALUES,
+                                  max_size=3),
+       dropped=st.sets(st.sampled_from(["entity", "attribute", "value", "kind", "source", "observed_at",
+                                        "layer", "scope", "authority", "tags"]), max_size=2))
+@example(mutations={"observed_at": "2025-03-01t04:06:55z"}, dropped=set())
+@example(mutations={"authority": 2 ** 31 - 1, "confidence": 1}, dropped=set())
+@example(mutations={"tags": [], "justification": []}, dropped=set())
+@example(mutations={"x": 10 ** 30}, dropped=set())
+@example(mutations={"value": 10 ** 30}, dropped=set())
+@example(mutations={}, dropped={"value"})
+def test_sql_and_python_judge_entries_alike(tmp_path_factory, mutations, dropped):
     state = {**entry("M1", "svc", "k", "v"), **mutations}
+    for name in dropped:
+        state.pop(name, None)
     state.setdefault("status", "active")
     if state.get("status") == "erased":
         return
@@ -222,4 +316,4 @@ def test_sql_and_python_judge_entries_alike(tmp_path_factory, mutations):
     write_raw(root, [state])
     store = Store(root, warn=False)
     sql_says = store.con.execute("SELECT malformed FROM entries").fetchone()[0]
-    assert (sql_says is None) == (contract.entry_problem(state) is None), (state, sql_says)
+    assert sql_says == contract.entry_problem(state), (state, sql_says)
