@@ -133,20 +133,23 @@ SELECT line_no, seq::BIGINT AS seq, "at", actor, op, memory_id, batch, body.reas
           "retention": "VARCHAR", "expires_at": "VARCHAR", "sensitivity": "VARCHAR",
           "tags": "JSON", "certificate": "VARCHAR", "certificate_digest": "VARCHAR",
           "subject_digest": "VARCHAR", "subject_salt": "VARCHAR"}') AS s,
-    -- Bit i-1 set: field i of the list below holds something else than text (json_transform
-    -- would cast it) / is absent (null is present: it is judged as a value). Fields: 1 id,
-    -- 2 entity, 3 attribute, 4 kind, 5 layer, 6 source, 7 scope, 8 subject, 9 context,
-    -- 10 status, 11 held_reason, 12 retention, 13 sensitivity, 14 observed_at, 15 valid_from,
-    -- 16 valid_to, 17 expires_at, 18 value.
-    list_sum(list_transform(types, lambda t, i: CASE
-        WHEN i < 18 AND t IS NOT NULL AND t NOT IN ('VARCHAR', 'NULL') THEN 1 << (i - 1) ELSE 0 END))::INTEGER AS not_text,
-    list_sum(list_transform(types, lambda t, i: CASE WHEN t IS NULL THEN 1 << (i - 1) ELSE 0 END))::INTEGER AS absent,
+    -- The first field, in contract.entry_problem's order, that holds something else than text
+    -- (json_transform would cast it), and the first required field that is absent (null is
+    -- present: it is judged as a value). types[]: 1 entity, 2 attribute, 3 kind, 4 source,
+    -- 5 layer, 6 scope, 7 observed_at, 8 valid_from, 9 valid_to, 10 expires_at, 11 subject,
+    -- 12 context, 13 retention, 14 sensitivity, 15 held_reason, 16 value.
+    ['entity', 'attribute', 'kind', 'source', 'layer', 'scope', 'observed_at', 'valid_from',
+     'valid_to', 'expires_at', 'subject', 'context', 'retention', 'sensitivity', 'held_reason'][
+        list_position(list_transform(types[1:15], lambda t: t IS NULL OR t IN ('VARCHAR', 'NULL')),
+                      false)] AS not_text,
+    ['entity', 'attribute', 'value', 'kind', 'source', 'observed_at'][list_position(
+        [types[1], types[2], types[16], types[3], types[4], types[7]], NULL)] AS missing,
     NULL::VARCHAR AS malformed
 FROM (
     SELECT *, json_type(body.after,
-        ['$.id', '$.entity', '$.attribute', '$.kind', '$.layer', '$.source', '$.scope',
-         '$.subject', '$.context', '$.status', '$.held_reason', '$.retention', '$.sensitivity',
-         '$.observed_at', '$.valid_from', '$.valid_to', '$.expires_at', '$.value']) AS types
+        ['$.entity', '$.attribute', '$.kind', '$.source', '$.layer', '$.scope', '$.observed_at',
+         '$.valid_from', '$.valid_to', '$.expires_at', '$.subject', '$.context', '$.retention',
+         '$.sensitivity', '$.held_reason', '$.value']) AS types
     FROM raw
 )
 
@@ -177,19 +180,15 @@ ORDER BY line_no
 -- lines that could fail them (staged_value_suspects).
 UPDATE staged SET malformed = CASE
     -- contract.entry_problem's order: required fields present, then _strings, _enums,
-    -- _numbers, _lists, _times, _optional (_whole: staged_value_suspects and the extras)
-    WHEN has_bit(absent, 2) THEN 'field "entity" is missing'
-    WHEN has_bit(absent, 3) THEN 'field "attribute" is missing'
-    WHEN has_bit(absent, 18) THEN 'field "value" is missing'
-    WHEN has_bit(absent, 4) THEN 'field "kind" is missing'
-    WHEN has_bit(absent, 6) THEN 'field "source" is missing'
-    WHEN has_bit(absent, 14) THEN 'field "observed_at" is missing'
-    WHEN has_bit(not_text, 2) OR coalesce(s.entity, '') = '' THEN 'field "entity" must be a non-empty string'
-    WHEN has_bit(not_text, 3) OR coalesce(s.attribute, '') = '' THEN 'field "attribute" must be a non-empty string'
-    WHEN has_bit(not_text, 4) OR coalesce(s.kind, '') = '' THEN 'field "kind" must be a non-empty string'
-    WHEN has_bit(not_text, 6) OR coalesce(s.source, '') = '' THEN 'field "source" must be a non-empty string'
-    WHEN has_bit(not_text, 5) OR s.layer = '' THEN 'field "layer" must be a non-empty string'
-    WHEN has_bit(not_text, 7) THEN 'field "scope" must be a string'
+    -- _numbers, _lists, _times, _optional (_whole: the extras, then staged_value_suspects).
+    -- not_text is the first mistyped field in that order, so a check on it never jumps ahead.
+    WHEN missing IS NOT NULL THEN 'field "' || missing || '" is missing'
+    WHEN not_text = 'entity' OR coalesce(s.entity, '') = '' THEN 'field "entity" must be a non-empty string'
+    WHEN not_text = 'attribute' OR coalesce(s.attribute, '') = '' THEN 'field "attribute" must be a non-empty string'
+    WHEN not_text = 'kind' OR coalesce(s.kind, '') = '' THEN 'field "kind" must be a non-empty string'
+    WHEN not_text = 'source' OR coalesce(s.source, '') = '' THEN 'field "source" must be a non-empty string'
+    WHEN not_text = 'layer' OR s.layer = '' THEN 'field "layer" must be a non-empty string'
+    WHEN not_text = 'scope' THEN 'field "scope" must be a string'
     WHEN NOT list_contains($kinds, s.kind)
         THEN 'field "kind" must be observation, claim, inference or summary'
     WHEN s.layer IS NOT NULL AND NOT list_contains($layers, s.layer)
@@ -210,18 +209,18 @@ UPDATE staged SET malformed = CASE
     WHEN s.justification IS NOT NULL AND json_type(s.justification) <> 'NULL' AND NOT id_list(s.justification)
         THEN 'field "justification" must be a list of ids'
     WHEN s.tags IS NOT NULL AND json_type(s.tags) <> 'NULL' AND NOT id_list(s.tags) THEN 'field "tags" must be a list of strings'
-    WHEN has_bit(not_text, 14) OR NOT real_time(s.observed_at) THEN 'field "observed_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
-    WHEN has_bit(not_text, 15) OR (s.valid_from IS NOT NULL AND NOT real_time(s.valid_from))
+    WHEN not_text = 'observed_at' OR NOT real_time(s.observed_at) THEN 'field "observed_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+    WHEN not_text = 'valid_from' OR (s.valid_from IS NOT NULL AND NOT real_time(s.valid_from))
         THEN 'field "valid_from" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
-    WHEN has_bit(not_text, 16) OR (s.valid_to IS NOT NULL AND NOT real_time(s.valid_to))
+    WHEN not_text = 'valid_to' OR (s.valid_to IS NOT NULL AND NOT real_time(s.valid_to))
         THEN 'field "valid_to" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
-    WHEN has_bit(not_text, 17) OR (s.expires_at IS NOT NULL AND NOT real_time(s.expires_at))
+    WHEN not_text = 'expires_at' OR (s.expires_at IS NOT NULL AND NOT real_time(s.expires_at))
         THEN 'field "expires_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
-    WHEN has_bit(not_text, 8) THEN 'field "subject" must be a string or null'
-    WHEN has_bit(not_text, 9) THEN 'field "context" must be a string or null'
-    WHEN has_bit(not_text, 12) THEN 'field "retention" must be a string or null'
-    WHEN has_bit(not_text, 13) THEN 'field "sensitivity" must be a string or null'
-    WHEN has_bit(not_text, 11) THEN 'field "held_reason" must be a string or null'
+    WHEN not_text = 'subject' THEN 'field "subject" must be a string or null'
+    WHEN not_text = 'context' THEN 'field "context" must be a string or null'
+    WHEN not_text = 'retention' THEN 'field "retention" must be a string or null'
+    WHEN not_text = 'sensitivity' THEN 'field "sensitivity" must be a string or null'
+    WHEN not_text = 'held_reason' THEN 'field "held_reason" must be a string or null'
 END
 WHERE erased IS NULL AND op <> 'erase'
 
@@ -247,7 +246,6 @@ CREATE OR REPLACE MACRO real_time(t) AS
     AND left(t, 4) <> '0000'
     AND try_cast(left(t, 10) AS DATE) IS NOT NULL
     AND year(try_cast(upper(t) AS TIMESTAMPTZ) AT TIME ZONE 'UTC') BETWEEN 1 AND 9999;
-CREATE OR REPLACE MACRO has_bit(mask, i) AS (mask >> (i - 1)) & 1 = 1;
 CREATE OR REPLACE MACRO id_list(j) AS
     json_type(j) = 'ARRAY'
     AND coalesce(list_bool_and(list_transform(json_extract(j, '$[*]'),
