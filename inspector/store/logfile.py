@@ -215,6 +215,20 @@ def feed_pipe(path: Path, start: int, end: int, pipe: int, fed: list[tuple[int, 
         os.close(pipe)
 
 
+def line_start_after(fd: int, at: int, end: int) -> int:
+    """The first line start after offset `at` - 1 in the file open as `fd` (just past the first
+    b"\n" at or after `at`), or `end` when there is none before `end`."""
+    while at < end:
+        window = os.pread(fd, 1 << 16, at)
+        if not window:
+            return end
+        newline = window.find(b"\n")
+        if newline >= 0:
+            return min(at + newline + 1, end)
+        at += len(window)
+    return end
+
+
 def read_lines(path: Path, start: int, end: int) -> list[bytes]:
     """The complete lines between two offsets, without their newlines."""
     with open(path, "rb") as f:

@@ -32,6 +32,7 @@ import orjson
 
 from . import jsonsafe
 from .contract import extras_problem
+from .logfile import line_start_after
 
 BLOCK = 1 << 24
 # Below this many bytes the scan runs in the loading process (about 20 ms): a child process
@@ -118,18 +119,7 @@ def _line_cuts(fd: int, start: int, end: int, parts: int) -> list[int]:
     """Offsets that split start..end into about `parts` pieces, each cut just after a b"\\n"."""
     cuts = [start]
     for k in range(1, parts):
-        at = max(start + (end - start) * k // parts, cuts[-1])
-        while at < end:
-            window = os.pread(fd, 1 << 16, at)
-            if not window:
-                at = end
-                break
-            newline = window.find(b"\n")
-            if newline >= 0:
-                at += newline + 1
-                break
-            at += len(window)
-        cuts.append(min(at, end))
+        cuts.append(line_start_after(fd, max(start + (end - start) * k // parts, cuts[-1]), end))
     cuts.append(end)
     return sorted(set(cuts))
 

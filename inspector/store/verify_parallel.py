@@ -101,7 +101,7 @@ from . import jsonsafe
 from .audit import Problem, Report, _Walk, finish, parse_head
 from .batches import whole_tail
 from .chain import GENESIS
-from .logfile import StorePaths
+from .logfile import StorePaths, line_start_after
 from .model import ENTRY_DEFAULTS, ENTRY_REQUIRED, OPS
 
 SMALL_BYTES = 16 << 20         # below this (~20k lines) one process walks the log in one chunk
@@ -399,17 +399,7 @@ def boundaries(fd: int, end: int, chunk_bytes: int) -> list[int]:
     cuts = [0]
     target = chunk_bytes
     while target < end:
-        pos = target - 1
-        while True:                           # the first line start at or after target
-            block = os.pread(fd, 1 << 16, pos)
-            if not block:
-                pos = end
-                break
-            i = block.find(b"\n")
-            if i >= 0:
-                pos += i + 1
-                break
-            pos += len(block)
+        pos = line_start_after(fd, target - 1, end)     # the first line start at or after target
         if pos >= end:
             break
         if pos > cuts[-1]:
