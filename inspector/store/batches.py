@@ -65,14 +65,18 @@ def _last_lines(path: Path, start: int, end: int, count: int) -> list[tuple[int,
     """Up to `count` complete lines ending at `end`, newest first, with their offsets."""
     out: list[tuple[int, bytes]] = []
     with open(path, "rb") as f:
-        pos, carry = end, b""
+        pos, carry = end, []              # the pieces of a line not yet whole, newest first
         while pos > start and len(out) < count:
             step = min(BLOCK, pos - start)
             pos -= step
             f.seek(pos)
-            chunk = f.read(step) + carry
+            data = f.read(step)
+            if b"\n" not in data:        # inside one long line: keep it, copy it once
+                carry.append(data)
+                continue
+            chunk = data + b"".join(reversed(carry))
             parts = chunk.split(b"\n")
-            carry = parts[0]
+            carry = [parts[0]]
             # parts[-1] is b"" (the chunk ends at a newline or at the previous carry's start)
             offset = pos + len(parts[0]) + 1
             body = parts[1:]
@@ -85,6 +89,7 @@ def _last_lines(path: Path, start: int, end: int, count: int) -> list[tuple[int,
                     out.append((off, line))
                     if len(out) == count:
                         break
-        if len(out) < count and pos <= start and carry:
-            out.append((start, carry))
+        line = b"".join(reversed(carry))
+        if len(out) < count and pos <= start and line:
+            out.append((start, line))
     return out[:count]

@@ -108,21 +108,26 @@ class Tail:
     torn: bytes       # bytes after it: an incomplete last line, or b""
 
 
+TAIL_BLOCK = 1 << 16        # read_tail's first block; it doubles up to 16 MiB in a long line
+
+
 def read_tail(path: Path, start: int = 0, stop: int | None = None) -> Tail:
     """Find the end of the last complete line, reading backwards from the end of the file (or
     from offset `stop`, treating the bytes before it as the whole file)."""
     with open(path, "rb") as f:
         size = f.seek(0, os.SEEK_END) if stop is None else stop
-        pos, block, chunk = size, 1 << 16, b""
+        pos, block, after = size, TAIL_BLOCK, []   # the blocks after pos, newest last
         while pos > start:
             step = min(block, pos - start)
             pos -= step
             f.seek(pos)
-            chunk = f.read(step) + chunk
-            cut = chunk.rfind(b"\n")
+            data = f.read(step)
+            cut = data.rfind(b"\n")                # only the new block: linear in a huge line
             if cut >= 0:
-                return Tail(size, pos + cut + 1, chunk[cut + 1:])
-        return Tail(size, start, chunk)
+                return Tail(size, pos + cut + 1, b"".join([data[cut + 1:], *reversed(after)]))
+            after.append(data)
+            block = min(block * 2, 1 << 24)
+        return Tail(size, start, b"".join(reversed(after)))
 
 
 def count_lines(path: Path, end: int) -> int:

@@ -6,9 +6,11 @@ import json
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from logtools import edit_line, log_path, read_lines, write_lines
 from storegen import entry, write_store
+from inspector.store import batches, logfile
 from inspector.store.append import LogWriter, event_draft
 from inspector.store.errors import LogProblem
 from inspector.store.load import Store
@@ -315,3 +317,34 @@ def test_a_feed_that_stops_short_is_not_taken_for_the_whole_range(tmp_path, monk
     assert store.con.execute("SELECT count(*) FROM versions").fetchone() == (8,)
     assert [r[0] for r in store.con.execute("SELECT seq FROM versions ORDER BY seq").fetchall()] \
         == list(range(1, 9))
+
+
+# -- reading backwards: exact at any block size, linear in a long line ------------------------
+
+LINES = st.lists(st.one_of(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")),
+                           st.just(b"x" * 300)), max_size=12)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=LINES, torn=st.binary(max_size=20).map(lambda b: b.replace(b"\n", b"")),
+       block=st.integers(1, 9), cut=st.data())
+def test_reading_backwards_finds_the_lines_a_forward_split_finds(tmp_path, monkeypatch, lines, torn,
+                                                                block, cut):
+    """read_tail and batches' last lines, read backwards a block at a time (small blocks here,
+    so that a line spans many), against a plain split of the same bytes."""
+    monkeypatch.setattr(logfile, "TAIL_BLOCK", block)
+    monkeypatch.setattr(batches, "BLOCK", block)
+    data = b"".join(line + b"\n" for line in lines) + torn
+    path = tmp_path / "log"
+    path.write_bytes(data)
+    start = cut.draw(st.sampled_from([0] + [i + 1 for i, b in enumerate(data) if b == 10]))
+    tail = logfile.read_tail(path, start)
+    end = data.rfind(b"\n", start) + 1 if data.rfind(b"\n", start) >= 0 else start
+    assert (tail.size, tail.end, tail.torn) == (len(data), end, data[end:])
+    expected, offset = [], start
+    for line in data[start:end].split(b"\n")[:-1]:
+        if line:
+            expected.append((offset, line))
+        offset += len(line) + 1
+    count = cut.draw(st.integers(1, 6))
+    assert batches._last_lines(path, start, end, count) == expected[::-1][:count]
