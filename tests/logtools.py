@@ -66,3 +66,17 @@ def failing_write(monkeypatch, marker: str, after: int) -> list[int]:
         return real(fd, data)
     monkeypatch.setattr(os, "write", write)
     return calls
+
+
+def fill(disk: Path, leave: int) -> Path:
+    """Fill the disk until fewer than `leave` bytes are free; returns the filler to delete."""
+    filler = disk / "filler"
+    with filler.open("wb") as f:
+        try:
+            while os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize >= leave:
+                f.write(b"\0" * 4096)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError:
+            pass
+    return filler

@@ -7,7 +7,6 @@ whole lines in one `os.write` loop, and fsynced before anyone is told they exist
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 from pathlib import Path
@@ -17,7 +16,8 @@ from .chain import GENESIS, line_bytes, new_salt, seal_after
 from .errors import BadInput, WriteFailed
 from .batches import whole_tail
 from .logfile import LOG_NAME, StorePaths, last_line
-from .files import DIR_MODE, FILE_MODE, fsync_dir, make_dir, replace_file, write_all, write_file, _hook
+from .files import (DIR_MODE, FILE_MODE, failure, fsync_dir, make_dir, replace_file, write_all,
+                    write_file, _hook)
 from .model import now_text
 from .recovery import settle_certificates
 
@@ -61,9 +61,10 @@ class LogWriter:
                 self._recover_torn()
                 settle_certificates(self.paths)
             except OSError as exc:
+                what, fix = failure(exc)
                 raise WriteFailed(f"cannot write to {self.paths.root}: setting an unfinished write "
-                                  f"aside failed ({_what(exc)}); nothing was written: "
-                                  f"{_fix(exc)} and run the command again") from None
+                                  f"aside failed ({what}); nothing was written: {fix} and run the "
+                                  "command again") from None
             self._read_head()
         except BaseException:
             self.__exit__(None, None, None)
@@ -127,19 +128,11 @@ class LogWriter:
                 _hook("after_write")
                 os.fsync(fd)
             except OSError as exc:
-                raise WriteFailed(f"cannot write to {self.paths.log}: {_what(exc)}; "
-                                  f"{_cut_back(fd, end)}: {_fix(exc)} and run the command "
-                                  "again") from None
+                what, fix = failure(exc)
+                raise WriteFailed(f"cannot write to {self.paths.log}: {what}; {_cut_back(fd, end)}: "
+                                  f"{fix} and run the command again") from None
         finally:
             os.close(fd)
-
-
-def _what(exc: OSError) -> str:
-    return exc.strerror or exc.__class__.__name__
-
-
-def _fix(exc: OSError) -> str:
-    return "free some space" if exc.errno == errno.ENOSPC else "fix that"
 
 
 def _cut_back(fd: int, end: int) -> str:

@@ -14,7 +14,6 @@ disk) is settled at once and reported in one line, leaving the log as it was.
 
 from __future__ import annotations
 
-import errno
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from .append import LogWriter, event_draft
 from .audit import is_redacted
 from .chain import canonical, line_bytes, seal_after, sha256_hex
 from .detect.text import normalize
-from .files import _hook, fsync_dir, replace_file, write_new
+from .files import _hook, failure, fsync_dir, replace_file, write_new
 from .errors import BadInput, Refused, WriteFailed
 from .load import Store
 from .model import now_text
@@ -243,11 +242,10 @@ def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[di
         state = _settle(store, certificate_id)
         if state == "done":
             return                      # only a last fsync failed: recovery finished it at once
-        what = exc.strerror or exc.__class__.__name__
+        what, fix = failure(exc)
         if state == "written":
             raise WriteFailed(f"the erasure is in the log, but finishing it failed ({what}); the "
                               "next command that writes finishes it") from None
-        fix = "free some space" if exc.errno == errno.ENOSPC else "fix that"
         raise WriteFailed(f"cannot erase: writing to {paths.root} failed ({what}); nothing was "
                           f"changed: {fix} and run erase again") from None
     except BaseException:

@@ -120,6 +120,12 @@ def _same_bytes(path: Path, data: bytes) -> bool:
         return f.read(len(data) + 1) == data
 
 
+def failure(exc: OSError) -> tuple[str, str]:
+    """(what a failed write says, what to do about it), for a one-line refusal."""
+    return (exc.strerror or exc.__class__.__name__,
+            "free some space" if exc.errno == errno.ENOSPC else "fix that")
+
+
 def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:

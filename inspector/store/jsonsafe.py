@@ -122,7 +122,7 @@ def iterative_dumps(value, default=None, nonfinite_as_text: bool = False) -> str
             parts.append(_Raw("]"))
             work.extend(reversed(parts))
         elif nonfinite_as_text and isinstance(item, float) and not math.isfinite(item):
-            out.append(encode(encode(item)))
+            out.append(encode(encode(item)))        # the text json writes, as a JSON string
         else:
             out.append(encode(item))
     return "".join(out)

@@ -124,7 +124,6 @@ class Store:
         for name in SETTINGS:
             self.con.execute(sql(name))
         self.state = LoadState()
-        self._extras: dict[int, str] = {}   # line number -> contract.extras_problem, for _take_staged
         self.lock = threading.RLock()
         exposure = warn_once(self.paths) if warn else None
         if exposure:
@@ -261,15 +260,16 @@ class Store:
 
     def _take_range(self, start: int, end: int, exact: bool, torn: bytes | None) -> None:
         """Load the complete lines between two offsets after what is loaded."""
+        extras: dict[int, str] = {}
         try:
             if exact:
                 raise _NeedExactRead()
             self._read_fast(start, end, torn)
         except (duckdb.Error, _NeedExactRead):
             self._drop_scratch()
-            self._stage_lines(decode_lines(read_lines(self.paths.log, start, end)),
-                              self.state.seq + 1)
-        self._take_staged()
+            extras = self._stage_lines(decode_lines(read_lines(self.paths.log, start, end)),
+                                       self.state.seq + 1)
+        self._take_staged(extras)
         self._finish(Tail(size=end, end=end, torn=b""))
 
     def _read_fast(self, start: int, end: int, torn: bytes | None) -> None:
@@ -277,7 +277,6 @@ class Store:
         that is the whole log (`torn` is then what follows `end`), else an anonymous copy of
         the range (logfile.copy_range), else a pipe fed from it (read by one thread)."""
         fed: list[tuple[int, int]] = []          # (lines, bytes) DuckDB was given
-        self._extras = {}
         copy = None if torn is not None else copy_range(self.paths.log, start, end)
         pipe = None
         if torn is not None:
@@ -320,25 +319,29 @@ class Store:
 
     # -- numbered lines: a tail, the whole log when it has a problem, or events to come -----
 
-    def _stage_lines(self, texts: list[str | None], first_line: int) -> None:
+    def _stage_lines(self, texts: list[str | None], first_line: int) -> dict[int, str]:
+        """Numbered lines into `raw`; returns what contract.extras_problem finds on them
+        (line number -> problem), for `_take_staged`."""
         judged = [_judge_line(t) for t in texts]
         self.con.execute(sql("raw_lines"), {
             "line_nos": list(range(first_line, first_line + len(texts))), "texts": texts,
             "errors": [error for error, _ in judged]})
-        self._extras = {first_line + i: extras for i, (_, extras) in enumerate(judged) if extras}
         self.con.execute(sql("raw_parse_lines"))
         self.con.execute(sql("raw_view_lines"))
         problems = self._problems(first_line=first_line, prev_seq=first_line - 1,
                                   chained_before=self.state.chained)
         if problems:
             raise LogProblem(*problems[0], more=len(problems) - 1, store=str(self.paths.root))
+        return {first_line + i: extras for i, (_, extras) in enumerate(judged) if extras}
 
     def _problems(self, **params) -> list[tuple[int, int | None, str]]:
         params.update(ops=list(OPS))
         return self.con.execute(sql("log_problems"), params).fetchall()
 
-    def _take_staged(self) -> None:
-        """Turn the lines in `raw` into versions and refresh the entries they touch."""
+    def _take_staged(self, extras: dict[int, str]) -> None:
+        """Turn the lines in `raw` into versions and refresh the entries they touch; `extras`:
+        what `_stage_lines` found (a fast read holds no such line: the strict scan sends it to
+        the exact read)."""
         self.con.execute(sql("staged"))
         problems = self.con.execute(sql("state_problems")).fetchall()
         if problems:
@@ -346,10 +349,8 @@ class Store:
         self.con.execute(sql("staged_malformed"), {
             "kinds": list(KINDS), "statuses": list(STATUSES), "layers": list(LAYERS),
             "source_re": SOURCE_RE})
-        # Fields the SQL does not judge (unknown extras), found on the parsed lines: the first
-        # problem in the state's order, the value's included. A fast read never holds such a
-        # line: the strict scan sends it to the exact read.
-        extras, self._extras = self._extras, {}
+        # Fields the SQL does not judge (unknown extras): the first problem in the state's
+        # order, the value's included.
         for line_no, problem in extras.items():
             self.con.execute(sql("staged_mark_malformed"), {"line_no": line_no, "problem": problem})
         for line_no, text in self.con.execute(sql("staged_value_suspects")).fetchall():
@@ -407,8 +408,7 @@ class Store:
         tail = whole_tail(self.paths.log, self.state.offset)
         if tail.end > self.state.offset:
             lines = decode_lines(read_lines(self.paths.log, self.state.offset, tail.end))
-            self._stage_lines(lines, self.state.seq + 1)
-            self._take_staged()
+            self._take_staged(self._stage_lines(lines, self.state.seq + 1))
         self._finish(tail)
 
     def reload(self) -> None:
@@ -445,8 +445,8 @@ class Store:
         """Inside scratch(): load `drafts` as if appended after the head; return them sealed."""
         events = self.sealed(drafts)
         if events:
-            self._stage_lines([line_bytes(e).decode("utf-8")[:-1] for e in events], self.state.seq + 1)
-            self._take_staged()
+            self._take_staged(self._stage_lines([line_bytes(e).decode("utf-8")[:-1] for e in events],
+                                                self.state.seq + 1))
         return events
 
     @contextmanager

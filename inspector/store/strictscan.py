@@ -76,19 +76,25 @@ def refused(raw: bytes, canonical_first: bool = True) -> bool:
     field the fast read does not judge that breaks the entry contract (an unknown extra
     nested too deep, or holding a non-finite or too large number: contract.extras_problem).
     False for a line that is not JSON at all: the fast read refuses it."""
+    return _verdict(raw, canonical_first)[0]
+
+
+def _verdict(raw: bytes, canonical_first: bool) -> tuple[bool, bool]:
+    """(`refused`'s answer, whether orjson vouched for the line as canonical)."""
     event = _canonical(raw) if canonical_first else _NO
-    if event is _NO:
+    canonical = event is not _NO
+    if not canonical:
         event = _no_repeated_key(raw)
     if event is _NO:
         bad, event = _strictly_read(raw)
         if bad:
-            return True
-    return event is not _NO and extras_problem(event) is not None
+            return True, False
+    return event is not _NO and extras_problem(event) is not None, canonical
 
 
 def first_refused(fd: int, start: int, end: int) -> int | None:
     """The offset of the first line between two offsets (complete lines) of the file open as
-    `fd` that the strict reading refuses, else None."""
+    `fd` that `refused` refuses, else None."""
     offset, rest = start, b""
     while offset + len(rest) < end:
         block = os.pread(fd, min(BLOCK, end - offset - len(rest)), offset + len(rest))
@@ -97,17 +103,10 @@ def first_refused(fd: int, start: int, end: int) -> int | None:
         data = rest + block
         cut = data.rfind(b"\n") + 1
         rest = data[cut:]
-        canonical_first = True
+        canonical_first = True          # after a line another writer spelt: jiter first
         for line in data[:cut].split(b"\n")[:-1]:
-            if canonical_first:
-                event = _canonical(line)
-                if event is not _NO:
-                    if extras_problem(event) is not None:
-                        return offset
-                    offset += len(line) + 1
-                    continue
-            canonical_first = False     # a foreign writer's block: jiter first
-            if line and refused(line, canonical_first=False):
+            exact, canonical_first = _verdict(line, canonical_first)
+            if exact:
                 return offset
             offset += len(line) + 1
     if rest and refused(rest):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from logtools import failing_write
+from logtools import failing_write, fill
 from storegen import entry, write_store
 from inspector.store import erasure, files, registry
 from inspector.store.actions import Request
@@ -280,16 +280,7 @@ def test_a_full_disk_stops_erasure_with_nothing_left_behind(tmp_path, monkeypatc
 
 def test_a_really_full_disk_is_one_line_and_no_leftover(small_disk):
     root = big_store(small_disk, n=500)
-    with (small_disk / "filler").open("wb") as f:          # leave less room than the rewrite needs
-        try:
-            while True:
-                f.write(b"\0" * 4096)
-                f.flush()
-                os.fsync(f.fileno())
-                if os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize < 40_000:
-                    break
-        except OSError:
-            pass
+    filler = fill(small_disk, leave=40_000)                # less room than the rewrite needs
     before = (root / "events.jsonl").read_bytes()
     assert len(before) > 60_000
     result = subprocess.run([sys.executable, "-m", "inspector", "erase", str(root), "--subject",
@@ -300,7 +291,7 @@ def test_a_really_full_disk_is_one_line_and_no_leftover(small_disk):
     assert "No space left on device" in result.stderr
     assert (root / "events.jsonl").read_bytes() == before
     assert not [p for p in root.rglob("*") if ".tmp-" in p.name or p.name.endswith(".pending")]
-    (small_disk / "filler").unlink()
+    filler.unlink()
     assert erase(root).certificate["counts"]["entries"] == 167
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from logtools import failing_write
+from logtools import failing_write, fill
 from storegen import entry, write_store
 from inspector import cli
 from inspector.store import registry
@@ -40,20 +40,6 @@ def feed_of(path: Path, n: int, pad: int = 100) -> Path:
 def inspector(*args, **env) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True,
                           text=True, cwd=ROOT, timeout=300, env={**os.environ, **env})
-
-
-def fill(disk: Path, leave: int) -> Path:
-    """Fill the disk until fewer than `leave` bytes are free; returns the filler to delete."""
-    filler = disk / "filler"
-    with filler.open("wb") as f:
-        try:
-            while os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize >= leave:
-                f.write(b"\0" * 4096)
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError:
-            pass
-    return filler
 
 
 @pytest.mark.parametrize("after", [0, 1, 3], ids=["first-chunk", "second-chunk", "fourth-chunk"])
