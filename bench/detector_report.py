@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 import train_detector as td  # noqa: E402
-from inspector.store.detect import gate_model, rule_shape, secret  # noqa: E402
+from inspector.store.detect import batch, gate_model, rule_shape, secret  # noqa: E402
 from inspector.store.detect.shape import rule_match, rules_finding  # noqa: E402
 
 THRESHOLDS = [0.30, 0.40, 0.50, 0.60, 0.70, 0.75, 0.80, 0.85, 0.90, 0.92, 0.94, 0.95, 0.96,
@@ -254,6 +254,15 @@ def print_speed(rows: list[dict], count: int) -> float:
         for text in values:
             fn(text)
         print(f"  {name:<8}{count / (time.process_time() - cpu):>12,.0f} values/s of CPU alone")
+    # A feed at once, as ingest asks it (detect/batch.py: shared with a child process a
+    # core, each starting with cold word caches; nothing caches a whole text's answer).
+    started = time.perf_counter()
+    judged = batch.judge(values, values)
+    elapsed = time.perf_counter() - started
+    held = sum(judged.secrets[t] is not None or judged.rules[t] is not None for t in values)
+    print(f"gate on a batch (detect.batch.judge, {min(batch.PARTS, os.cpu_count() or 1)} "
+          f"processes): {count:,} values in {elapsed:.2f} s wall = {count / elapsed:,.0f} values/s "
+          f"({held:,} held)")
     return rate
 
 

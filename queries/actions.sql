@@ -5,6 +5,11 @@
 -- One current entry: its stored state verbatim, and its key and scope.
 SELECT state, entity, attribute, scope, status FROM entries WHERE memory_id = $id
 
+-- name: entry_states_of
+-- The stored states of the entries among $ids (a feed's ids, fetched at once: one query a
+-- line cost 2 ms each, 47 s for a 20,000-line feed).
+SELECT memory_id, state FROM entries WHERE memory_id IN (SELECT unnest($ids::VARCHAR[]))
+
 -- name: entry_events
 -- The events of one entry, oldest first.
 SELECT seq, "at", actor, op, reason, batch, status, value, redacted

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import detect, policy
+from .detect.batch import Judged
 from .chain import sha256_hex
 from .model import principal, segments
 
@@ -60,13 +61,27 @@ def _first(entry: dict, detector) -> detect.Finding | None:
     return next((f for f in map(detector, detect.texts_of(entry.get("value"))) if f), None)
 
 
-def rule_finding(entry: dict) -> detect.Finding | None:
-    """The instruction aimed at the agent in this entry's value, if any."""
-    return _first(entry, detect.rule_shape)
+def rule_finding(entry: dict, judged: Judged | None = None) -> detect.Finding | None:
+    """The instruction aimed at the agent in this entry's value, if any (`judged`: the
+    answers for a batch of texts, detect.batch.judge)."""
+    return _first(entry, judged.rule_shape if judged else detect.rule_shape)
 
 
-def secret_finding(entry: dict) -> detect.Finding | None:
-    return _first(entry, detect.secret)
+def secret_finding(entry: dict, judged: Judged | None = None) -> detect.Finding | None:
+    return _first(entry, judged.secret if judged else detect.secret)
+
+
+def batch_texts(entries) -> tuple[list[str], list[str]]:
+    """The texts judge asks secret of, and those it asks rule_shape of, for these entries
+    (for detect.batch.judge: the questions of a whole feed or store asked at once)."""
+    secret_texts: list[str] = []
+    rule_texts: list[str] = []
+    for entry in entries:
+        texts = detect.texts_of(entry.get("value"))
+        secret_texts += texts
+        if not is_trusted(entry) and entry.get("layer") != "procedural":
+            rule_texts += texts
+    return secret_texts, rule_texts
 
 
 @dataclass(frozen=True)
@@ -75,15 +90,15 @@ class Hold:
     detail: str        # what matched, for the hold event's reason (a secret masked)
 
 
-def judge(entry: dict, suppression: Suppression, key_policy: policy.Policy = policy.DEFAULT
-          ) -> Hold | None:
+def judge(entry: dict, suppression: Suppression, key_policy: policy.Policy = policy.DEFAULT,
+          judged: Judged | None = None) -> Hold | None:
     """Every reason but unsupported_summary (which needs the store), highest priority first,
-    with what matched."""
+    with what matched (the text answers taken from `judged` where it holds them)."""
     if suppression.digests and suppression.matches(entry):
         return Hold(SUPPRESSED, "suppressed_subject: it names a data subject erased before")
     if entry.get("sensitivity") == "secret":
         return Hold(SECRET, "secret: sensitivity is secret")
-    found = secret_finding(entry)
+    found = secret_finding(entry, judged)
     if found:
         return Hold(SECRET, f"secret: {found.category}: {found.excerpt}")
     breach = key_policy.breach(entry)
@@ -92,7 +107,7 @@ def judge(entry: dict, suppression: Suppression, key_policy: policy.Policy = pol
     if not is_trusted(entry):
         if entry.get("layer") == "procedural":
             return Hold(RULE, f"{RULE}: a procedural entry from {entry.get('source')}")
-        hit = rule_finding(entry)
+        hit = rule_finding(entry, judged)
         if hit:
             return Hold(RULE, f"{RULE}: {hit.category}: {hit.excerpt!r}")
     return None

@@ -20,7 +20,8 @@ from .load import Store
 from .logfile import StorePaths
 from .model import is_actor, now_utc
 from .queries import sql
-from .writes import admit
+from .detect import batch
+from .writes import admit, merged
 
 
 @dataclass
@@ -65,18 +66,24 @@ def read_feed(path: Path) -> list[tuple[int, dict | str]]:
 class _Planner:
     """Turns feed lines into event drafts against the loaded store, line by line."""
 
-    def __init__(self, store: Store, actor: str):
+    def __init__(self, store: Store, actor: str, ids: list[str]):
         self.store, self.actor = store, actor
-        self.current: dict[str, dict] = {}   # id -> state, for ids seen in this feed
+        # id -> state: the stored states of the feed's ids, then each as this feed leaves it
+        self.current: dict[str, dict | None] = dict.fromkeys(ids)
+        rows = store.con.execute(sql("entry_states_of"), {"ids": ids}).fetchall()
+        self.current.update((memory_id, jsonsafe.loads_stored(state)) for memory_id, state in rows)
         rows = store.con.execute(sql("suppressed_subjects")).fetchall()
         self.suppression = gate.Suppression({(salt, digest) for salt, digest in rows})
         self.policy = policy.load(store.paths)
+        self.judged: batch.Judged | None = None
 
-    def state_of(self, memory_id: str) -> dict | None:
-        if memory_id in self.current:
-            return self.current[memory_id]
-        row = self.store.con.execute(sql("entry_state"), {"id": memory_id}).fetchone()
-        return jsonsafe.loads_stored(row[0]) if row else None
+    def prejudge(self, lines: list[dict]) -> None:
+        """Ask the gate's text questions of the whole feed at once (on every core for a large
+        feed): each line as it would merge over the stored state. Only a cache: a text it
+        misses (an id the feed writes twice) is asked when its line is judged."""
+        self.judged = batch.judge(*gate.batch_texts(
+            merged(self.current.get(memory_id) if isinstance(memory_id, str) else None, line)
+            for line in lines for memory_id in (line.get("id"),)))
 
     def draft(self, line: dict) -> tuple[dict | None, str]:
         """(event draft or None when nothing would change, "write" | "update"); ValueError
@@ -84,10 +91,11 @@ class _Planner:
         memory_id = line.get("id")
         if not isinstance(memory_id, str) or not memory_id:
             raise ValueError('field "id" must be a non-empty string')
-        before = self.state_of(memory_id)
+        before = self.current[memory_id]
         if before is not None and before.get("status") == "erased":
             raise ValueError(f"id {memory_id} was erased; an erased id is never reused")
-        admitted = admit(before, line, self.suppression, self.actor, key_policy=self.policy)
+        admitted = admit(before, line, self.suppression, self.actor, key_policy=self.policy,
+                         judged=self.judged)
         if admitted.draft is not None:
             self.current[memory_id] = admitted.draft["body"]["after"]
         return admitted.draft, admitted.kind
@@ -112,7 +120,10 @@ def _hold_unsupported(store: Store, drafts: list[dict]) -> None:
 
 def plan_feed(store: Store, feed: list[tuple[int, dict | str]], actor: str,
               result: IngestResult) -> list[dict]:
-    planner = _Planner(store, actor)
+    ids = list(dict.fromkeys(line["id"] for _, line in feed
+                             if isinstance(line, dict) and isinstance(line.get("id"), str)))
+    planner = _Planner(store, actor, ids)
+    planner.prejudge([line for _, line in feed if isinstance(line, dict)])
     drafts: list[dict] = []
     kinds: list[str] = []
     for number, line in feed:

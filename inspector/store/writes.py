@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from . import gate, policy
 from .append import event_draft
 from .contract import entry_problem
+from .detect.batch import Judged
 from .model import ENTRY_DEFAULTS
 
 GATE_DECIDES = ("status", "held_reason")     # a feed's values for these are ignored
@@ -37,7 +38,7 @@ def merged(before: dict | None, fields: dict) -> dict:
 
 def admit(before: dict | None, fields: dict, suppression: gate.Suppression, actor: str, *,
           reason: str | None = None, batch: str | None = None,
-          key_policy: policy.Policy = policy.DEFAULT) -> Admitted:
+          key_policy: policy.Policy = policy.DEFAULT, judged: Judged | None = None) -> Admitted:
     """The event that writes `fields` over `before`: a write, an update or a hold (whose
     reason names what matched)."""
     after = merged(before, fields)
@@ -47,7 +48,7 @@ def admit(before: dict | None, fields: dict, suppression: gate.Suppression, acto
     problem = entry_problem(after)
     if problem:
         raise InvalidEntry(problem)
-    held = gate.judge(after, suppression, key_policy)
+    held = gate.judge(after, suppression, key_policy, judged)
     if held:
         after.update(status="held", held_reason=held.reason)
         reason = held.detail if reason is None else f"{reason}; {held.detail}"

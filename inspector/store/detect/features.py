@@ -208,6 +208,21 @@ _CUES = re.compile(r"\b(?:rot-? ?\d+|caesar|shift(?:ed)?|backwards?|revers\w*)\b
 _CONFUSABLE_CHARS = frozenset(chr(c) for c in _CONFUSABLES)
 
 
+_LAST_HINTS: tuple[str, frozenset[str]] = ("", frozenset())
+
+
+def hints(text: str) -> frozenset[str]:
+    """_hints, remembered for the last string (segments asks it, then shape's rule gate
+    asks it of the same string), as one (text, answer) tuple, safe across threads."""
+    global _LAST_HINTS
+    last = _LAST_HINTS
+    if last[0] == text and text:
+        return last[1]
+    found = frozenset(_hints(text))
+    _LAST_HINTS = (text, found)
+    return found
+
+
 def _hints(text: str) -> set[str]:
     """Which decoders (decoders.py) a text may need, by tests stricter than the rules' own
     (the model only wants a decoding when a disguise is likely, not merely possible). Each
@@ -250,15 +265,15 @@ def _decodings(text: str, plain: str) -> list[str]:
     smuggled = _tag_smuggled(text)
     if smuggled:
         found.append(smuggled)
-    hints = _hints(plain)
-    if not hints:
+    likely = hints(plain)
+    if not likely:
         return found
     for name, decode in DECODERS:
-        if name in hints:
+        if name in likely:
             decoded = decode(plain)
             if decoded and decoded != plain and re.search(r"[a-z]{3}", decoded, re.I):
                 found.append(decoded)
-    if "rot" in hints and _ROT13.search(plain):
+    if "rot" in likely and _ROT13.search(plain):
         found.append(codecs.decode(plain, "rot13"))
     return found[:3]
 

@@ -72,7 +72,6 @@ def _words_of(text: str) -> set[str]:
 # the answers for the last string are kept, each as one tuple (text, answer) so that a
 # reader in another thread sees a consistent pair. Both are pure functions of the text.
 _LAST_WORDS: tuple[str, frozenset[str]] = ("", frozenset())
-_LAST_HINTED: tuple[str, bool] = ("", False)
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -87,14 +86,8 @@ def _word_set(text: str) -> frozenset[str]:
 
 
 def _hinted(text: str) -> bool:
-    """bool(features._hints(text)), remembered for the last string."""
-    global _LAST_HINTED
-    last = _LAST_HINTED
-    if last[0] == text and text:
-        return last[1]
-    hinted = bool(fx._hints(text))
-    _LAST_HINTED = (text, hinted)
-    return hinted
+    """Is a disguise likely (features.hints, remembered for the last string)?"""
+    return bool(fx.hints(text))
 
 
 def _candidates(text: str, words: set[str]) -> list[int]:
