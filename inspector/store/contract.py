@@ -102,6 +102,10 @@ def _whole(entry: dict) -> str | None:
     """Every field, the value and unknown extras included: depth, finite numbers, integers
     in range, valid Unicode."""
     for name, value in entry.items():
+        kind = type(value)      # most fields are plain scalars: judged here, as value_problem would
+        if (value is None or kind is bool or (kind is str and (value.isascii() or is_unicode(value)))
+                or (kind is int and -(2 ** 63) <= value < 2 ** 63)):
+            continue
         problem = value_problem(value, depth=1)
         if problem:
             return f'field "{name}" {problem}'

@@ -29,13 +29,14 @@ a fake "[system]" voice, an instruction buried in a long document), and its find
 its probability, the strongest sentence and the features behind it. Scoring is plain
 Python over the shipped gate_model.json: no scikit-learn or numpy at run time.
 
-A rule is only tried when the string holds one of the words it needs. Plain stdlib: no
-Textual, Rich or DuckDB.
+A rule is only tried when the string holds one of the words it needs. The standard library
+and orjson: no Textual, Rich or DuckDB.
 
 One idea per module: text (Finding, normalize, texts_of), vocabulary and checks
 (the pieces rules are built from), rules (the RULES table), shape (rule_shape, the
 matcher), decoders (the obfuscation decoders), features and gate_model (the trained
-model), secrets (secret, short codes included) and personal_data (pii).
+model), secrets (secret, short codes included), personal_data (pii), and batch (secret and
+rule_shape asked of a whole feed at once, on every core).
 """
 
 from __future__ import annotations

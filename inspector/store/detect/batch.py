@@ -68,37 +68,65 @@ def _answer(work: list[tuple[str, int]]) -> list[Finding | None]:
 
 
 def _answer_shared(work: list[tuple[str, int]], parts: int) -> list[Finding | None]:
-    """The first share answered here while children answer the others."""
-    size = -(-len(work) // parts)
-    shares = [work[i:i + size] for i in range(0, len(work), size)]
-    children: list[subprocess.Popen | None] = []
-    for share in shares[1:]:
-        try:
-            child = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        except OSError:          # no process to spare: this share is answered here
-            child = None
-        children.append(child)
-    answers = _answer(shares[0])
-    for share, child in zip(shares[1:], children):
-        answers += _answers_of(child, share)
+    """Share k holds every parts-th question from the k-th (so each share has as many of the
+    costly rule_shape questions as the others); the first is answered here while children
+    answer the rest."""
+    shares = [work[k::parts] for k in range(parts)]
+    children = [_Child(share) for share in shares[1:]]
+    answers: list[Finding | None] = [None] * len(work)
+    answers[0::parts] = _answer(shares[0])
+    for k, child in enumerate(children, start=1):
+        answers[k::parts] = child.answers()
     return answers
 
 
-def _answers_of(child: subprocess.Popen | None, share: list[tuple[str, int]]
-                ) -> list[Finding | None]:
-    """A child's answers to its share, or the share answered here if the child failed."""
-    if child is None:
-        return _answer(share)
-    try:
-        out, _ = child.communicate(orjson.dumps(share))
-        got = orjson.loads(out) if child.returncode == 0 else None
-    except (OSError, ValueError, TypeError):    # TypeError: a text orjson cannot write
+class _Child:
+    """A child process answering one share; `answers()` falls back to answering it here.
+    The share is written whole before this process starts its own (the child reads all of
+    its input before it answers, so the write ends as soon as it is read); its answers are
+    read once this process is done with its own."""
+
+    def __init__(self, share: list[tuple[str, int]]):
+        self.share = share
+        self.proc: subprocess.Popen | None = None
+        try:
+            data = orjson.dumps(share)
+            self.proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            with self.proc.stdin:
+                self.proc.stdin.write(data)
+        except (OSError, TypeError):    # no process to spare, a child that died, or a text
+            self._end()                 # orjson cannot write: the share is answered here
+
+    def _end(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc.stdout.close()
+            self.proc = None
+
+    def answers(self) -> list[Finding | None]:
         got = None
-        child.kill()
-        child.wait()
-    if not isinstance(got, list) or len(got) != len(share):
-        return _answer(share)
+        if self.proc is not None:
+            try:
+                with self.proc.stdout:
+                    out = self.proc.stdout.read()
+                if self.proc.wait() == 0:
+                    got = _parsed(out, len(self.share))
+            except OSError:
+                self._end()
+        return _answer(self.share) if got is None else got
+
+
+def _parsed(out: bytes, count: int) -> list[Finding | None] | None:
+    """A child's answers, or None unless they are one answer (null or [kind, category,
+    excerpt]) a question."""
+    try:
+        got = orjson.loads(out)
+    except ValueError:
+        return None
+    if not isinstance(got, list) or len(got) != count:
+        return None
     answers: list[Finding | None] = []
     for item in got:
         if item is None:
@@ -107,7 +135,7 @@ def _answers_of(child: subprocess.Popen | None, share: list[tuple[str, int]]
               and all(isinstance(part, str) for part in item)):
             answers.append(Finding(*item))
         else:
-            return _answer(share)
+            return None
     return answers
 
 
