@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -141,16 +142,25 @@ def featurize(rows: list[dict]) -> list[list[dict[str, float]]]:
     """Each row's segments' feature dicts (computed once, shared by every fold): the text's
     features and, in every segment, ``r:<key>`` for the rule that matched the text (shape.
     rule_match: "<category>:<index>"; a constant added to every window adds to their best
-    one, so the scorer adds it once)."""
-    found = []
-    for row in rows:
-        segs = fx.features(row["text"])
-        rule = rule_match(row["text"])
-        if rule:
-            for seg in segs:
-                seg["r:" + rule[1]] = 1.0
-        found.append(segs)
-    return found
+    one, so the scorer adds it once). Computed in one process a core (fork), in order: the
+    same dicts as one process makes."""
+    import multiprocessing as mp
+
+    texts = [row["text"] for row in rows]
+    workers = min(os.cpu_count() or 1, 4)
+    if workers > 1 and len(texts) > 1000 and "fork" in mp.get_all_start_methods():
+        with mp.get_context("fork").Pool(workers) as pool:
+            return pool.map(_text_features, texts, chunksize=64)
+    return [_text_features(text) for text in texts]
+
+
+def _text_features(text: str) -> list[dict[str, float]]:
+    segs = fx.features(text)
+    rule = rule_match(text)
+    if rule:
+        for seg in segs:
+            seg["r:" + rule[1]] = 1.0
+    return segs
 
 
 def fit(rows: list[dict], feats: list[list[dict[str, float]]], threshold: float = THRESHOLD,

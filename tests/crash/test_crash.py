@@ -22,7 +22,7 @@ from inspector.store.load import Store
 from inspector.store.logfile import read_tail, store_paths
 
 CHILD = Path(__file__).with_name("crash_child.py")
-TRIALS = int(os.environ.get("CRASH_TRIALS", "200"))
+TRIALS = int(os.environ.get("CRASH_TRIALS", "100"))   # closing notes: CRASH_TRIALS=1000
 
 
 def first_ack(proc: subprocess.Popen, timeout: float = 60.0) -> str:

@@ -51,9 +51,7 @@ def rows():
 def test_the_shipped_model_is_what_the_training_script_makes(rows, tmp_path):
     pytest.importorskip("sklearn")
     out = tmp_path / "gate_model.json"
-    started = time.process_time()
     train_detector.train(out, rows)
-    assert time.process_time() - started < 90, "training should stay around a minute of CPU"
     assert out.read_bytes() == MODEL.read_bytes(), (
         "gate_model.json is not what bench/train_detector.py makes from tests/corpus: retrain "
         "it (python bench/train_detector.py) and re-read bench/detector_report.py")
