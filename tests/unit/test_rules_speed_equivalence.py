@@ -340,3 +340,29 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     _write_sample([row["text"] for row in _sample()])
     print(f"wrote {SAMPLE}")
+
+
+# ---------------------------------------------------------------- the trusted-rule pretest
+
+def _trusted_match_skipped(text: str) -> bool:
+    """rule_shape skips the rules when the model's score is far from its threshold and
+    shape._may_trust says no trusted rule can match: wrong exactly when one would."""
+    model = shape.gate_model.shipped()
+    if shape._may_trust(text, model):
+        return False
+    found = shape.rule_match(text)
+    return found is not None and found[1] in model.trusted_rules
+
+
+def test_the_trusted_rule_pretest_skips_no_text_of_the_corpus():
+    texts = _corpus_texts()
+    assert sum(not shape._may_trust(t, shape.gate_model.shipped()) for t in texts) > 1000
+    assert [t for t in texts if _trusted_match_skipped(t)] == []
+
+
+@_SETTINGS
+@given(st.one_of(_generated, _mutated, st.lists(st.one_of(_DISGUISED, st.sampled_from(_GLUE),
+                                                         st.sampled_from(_WORDS)),
+                                               max_size=12).map("".join)))
+def test_the_trusted_rule_pretest_skips_no_generated_text(text):
+    assert not _trusted_match_skipped(text)

@@ -224,9 +224,9 @@ def _may_trust(text: str, model: gate_model.GateModel) -> bool:
         cues = _TRUSTED_CUES[id(model)] = _trusted_words(model)
     words, marks = cues
     plain = normalize(text)
-    if plain is not text or not text.isascii():
+    if plain != text:           # a disguise undone by normalizing (rule_match reports it)
         return True
-    if _hinted(plain):
+    if _hinted(plain):          # an encoding, or look-alike letters
         return True
     found = _word_set(plain)
     if not words.isdisjoint(found):
