@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..store import gate
+from ..store.detect.batch import Judged, judge as judge_texts
 from ..store.append import LogWriter, event_draft, init_store
 from ..store.files import fsync_dir
 from ..store.errors import BadInput
@@ -193,13 +194,14 @@ class EventBook:
         self.states: dict[str, dict] = {}
         self.held: dict[str, str] = {}
         self._suppression = gate.Suppression()    # a new store has erased no one
+        self.judged: Judged | None = None           # the gate's answers for the import's texts
 
     def put(self, fields: dict, reason: str) -> dict:
         """A draft that writes or updates the entry `fields["id"]` to `fields`."""
         before = self.states.get(fields["id"])
         try:
             admitted = admit(before, fields, self._suppression, self.actor, reason=reason,
-                             batch=self.batch)
+                             batch=self.batch, judged=self.judged)
         except InvalidEntry as problem:
             raise BadRow(f"the entry it maps to is not valid: {problem}") from None
         if admitted.held:
@@ -238,10 +240,26 @@ class RowPlanner:
     def take(self, row) -> None:
         raise NotImplementedError
 
+    def preview(self, row) -> dict | None:
+        """What the gate will read of the entry `row` maps to (value, source, scope, layer),
+        so that the gate's text questions of the whole import are asked at once (on every
+        core: detect/batch.py); None when the planner cannot say without taking the row."""
+        return None
+
     def run(self, raws: list[tuple]) -> Plan:
+        rows: list[tuple[tuple, object]] = []
         for raw in raws:
             try:
-                self.take(self.read(raw))
+                rows.append((raw, self.read(raw)))
+            except BadRow as bad:
+                rows.append((raw, bad))
+        previews = (self.preview(row) for _raw, row in rows if not isinstance(row, BadRow))
+        self.book.judged = judge_texts(*gate.batch_texts(p for p in previews if p is not None))
+        for raw, row in rows:
+            try:
+                if isinstance(row, BadRow):
+                    raise row
+                self.take(row)
             except BadRow as bad:
                 self.plan.bad_rows.append((raw[0], str(bad)))
         self.timed.sort(key=lambda item: (item[0], item[1]))

@@ -162,6 +162,15 @@ class Planner(RowPlanner):
     def read(self, raw: tuple) -> Row:
         return read_row(raw, self.layout)
 
+    def preview(self, row: Row) -> dict | None:
+        if row.op == "retract":
+            return None
+        try:
+            source = who(row)["source"]
+        except BadRow:
+            return None          # take() refuses the row in its own words
+        return {"value": row.text, "source": source, "scope": "", "layer": None}
+
     def take(self, row: Row) -> None:
         before = self.book.states.get(row.memory_id)
         self._check_sequence(row, before)
