@@ -22,7 +22,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..store import gate
-from ..store.detect.batch import Judged, judge as judge_texts
+from ..store.detect import batch as text_batch
+from ..store.detect.batch import Judged
 from ..store.append import LogWriter, event_draft, init_store
 from ..store.files import fsync_dir
 from ..store.errors import BadInput
@@ -254,7 +255,7 @@ class RowPlanner:
             except BadRow as bad:
                 rows.append((raw, bad))
         previews = (self.preview(row) for _raw, row in rows if not isinstance(row, BadRow))
-        self.book.judged = judge_texts(*gate.batch_texts(p for p in previews if p is not None))
+        self.book.judged = text_batch.judge(*gate.batch_texts(p for p in previews if p is not None))
         for raw, row in rows:
             try:
                 if isinstance(row, BadRow):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from batchkit import ask, share_every_batch
 from storegen import entry, write_store
 from inspector.store import detect, gate
 from inspector.store.detect import batch
@@ -34,8 +35,7 @@ def expected(texts: list[str]) -> tuple[dict, dict]:
 @pytest.fixture
 def shared(monkeypatch):
     """Every batch is shared with child processes, however small."""
-    monkeypatch.setattr(batch, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(batch.os, "cpu_count", lambda: 2)
+    share_every_batch(monkeypatch)
 
 
 def test_a_small_batch_answers_as_each_text_alone():
@@ -106,8 +106,7 @@ def test_batch_texts_asks_rule_shape_only_of_untrusted_non_procedural_entries():
 def test_lines_the_contract_refuses_are_refused_by_name_not_judged(tmp_path, monkeypatch,
                                                                    parallel):
     if parallel:
-        monkeypatch.setattr(batch, "PARALLEL_MIN", 1)
-        monkeypatch.setattr(batch.os, "cpu_count", lambda: 2)
+        share_every_batch(monkeypatch)
     root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", entry("M0"))])
     before = (root / "events.jsonl").read_bytes()
     feed = tmp_path / "feed.jsonl"
@@ -150,13 +149,7 @@ def test_a_feed_holds_the_same_through_the_batch(tmp_path, monkeypatch, parallel
                                              entry("stored", value="calm", source="web:x"))])
         feed = tmp_path / f"{way}.jsonl"
         feed.write_text(feed_lines(texts))
-        if way == "alone":
-            monkeypatch.setattr(batch, "judge", lambda s, r: batch.Judged({}, {}))
-        else:
-            monkeypatch.undo()
-            if parallel:
-                monkeypatch.setattr(batch, "PARALLEL_MIN", 1)
-                monkeypatch.setattr(batch.os, "cpu_count", lambda: 2)
+        ask(monkeypatch, way, parallel)
         result = ingest(store_paths(root), feed, actor="agent:1")
         results.append(result.as_json())
         assert (root / "events.jsonl").read_bytes().count(b"\n") == len(texts) + 3
