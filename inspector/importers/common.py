@@ -258,11 +258,13 @@ class RowPlanner:
         self.book.judged = text_batch.judge(*gate.batch_texts(p for p in previews if p is not None))
         for raw, row in rows:
             try:
-                if isinstance(row, BadRow):
-                    raise row
-                self.take(row)
-            except BadRow as bad:
-                self.plan.bad_rows.append((raw[0], str(bad)))
+                if not isinstance(row, BadRow):
+                    self.take(row)
+                    continue
+                bad = row
+            except BadRow as refused:
+                bad = refused
+            self.plan.bad_rows.append((raw[0], str(bad)))
         self.timed.sort(key=lambda item: (item[0], item[1]))
         for moment, _rowid, draft in self.timed:
             draft["at"] = rfc3339(moment)

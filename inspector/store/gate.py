@@ -48,12 +48,17 @@ def identifiers(entry: dict) -> set[str]:
 
 
 def is_trusted(entry: dict) -> bool:
-    """operator and system sources, and user:X writing inside its own space."""
-    who = principal(entry.get("source") or "")
+    """operator and system sources, and user:X writing inside its own space. Any entry can be
+    asked, one the contract refuses too (a batch asks before the contract has): a source or
+    scope that is not a string trusts no one."""
+    source, scope = entry.get("source"), entry.get("scope")
+    if not isinstance(source, str) or not isinstance(scope, (str, type(None))):
+        return False
+    who = principal(source)
     kind = who.split(":", 1)[0]
     if kind in ("operator", "system"):
         return True
-    return kind == "user" and who in segments(entry.get("scope") or "")
+    return kind == "user" and who in segments(scope or "")
 
 
 def _first(entry: dict, detector) -> detect.Finding | None:

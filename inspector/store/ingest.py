@@ -20,7 +20,6 @@ from .load import Store
 from .logfile import StorePaths
 from .model import is_actor, now_utc
 from .queries import sql
-from .contract import entry_problem
 from .detect import batch
 from .writes import admit, merged
 
@@ -80,13 +79,11 @@ class _Planner:
 
     def prejudge(self, lines: list[dict]) -> None:
         """Ask the gate's text questions of the whole feed at once (on every core for a large
-        feed): each sound line as it would merge over the stored state. Only a cache: a text
-        it misses (an id the feed writes twice) is asked when its line is judged."""
-        states = (merged(self.current.get(memory_id) if isinstance(memory_id, str) else None, line)
-                  for line in lines for memory_id in (line.get("id"),))
-        # a line the contract refuses is never judged (and may hold a source that is no string)
+        feed): each line as it would merge over the stored state. Only a cache: a text it
+        misses (an id the feed writes twice) is asked when its line is judged."""
         self.judged = batch.judge(*gate.batch_texts(
-            state for state in states if entry_problem(state) is None))
+            merged(self.current.get(memory_id) if isinstance(memory_id, str) else None, line)
+            for line in lines for memory_id in (line.get("id"),)))
 
     def draft(self, line: dict) -> tuple[dict | None, str]:
         """(event draft or None when nothing would change, "write" | "update"); ValueError

@@ -1,5 +1,5 @@
 """Asking the gate's two text questions (secret, rule_shape) of many texts at once: an
-ingest feed, a scan of a whole store. A large batch is shared between this process and
+ingest feed, an import. A large batch is shared between this process and
 child processes, one a core (at most PARTS in all); a small one is answered here, since
 starting a process costs about as much as PARALLEL_MIN texts.
 

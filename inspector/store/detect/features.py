@@ -31,7 +31,7 @@ import re
 from functools import lru_cache
 
 from .decoders import _CONFUSABLES, _ROT13, DECODERS, _tag_smuggled
-from .text import normalize
+from .text import normalize, remember_last
 
 LONG = 300            # longer texts are scored per window of two sentences
 MAX_WINDOWS = 400     # a hostile 50,000-character value is scored on its first windows
@@ -208,19 +208,11 @@ _CUES = re.compile(r"\b(?:rot-? ?\d+|caesar|shift(?:ed)?|backwards?|revers\w*)\b
 _CONFUSABLE_CHARS = frozenset(chr(c) for c in _CONFUSABLES)
 
 
-_LAST_HINTS: tuple[str, frozenset[str]] = ("", frozenset())
-
-
+@remember_last
 def hints(text: str) -> frozenset[str]:
     """_hints, remembered for the last string (segments asks it, then shape's rule gate
-    asks it of the same string), as one (text, answer) tuple, safe across threads."""
-    global _LAST_HINTS
-    last = _LAST_HINTS
-    if last[0] == text and text:
-        return last[1]
-    found = frozenset(_hints(text))
-    _LAST_HINTS = (text, found)
-    return found
+    asks it of the same string)."""
+    return frozenset(_hints(text))
 
 
 def _hints(text: str) -> set[str]:

@@ -15,7 +15,7 @@ from . import features as fx
 from . import gate_model
 from .decoders import DECODERS, _disguises, _may_decode, _rotated, _tag_smuggled
 from .rules import RULES, Rule
-from .text import _WORD, Finding, _excerpt, _foldable, _trie, normalize
+from .text import _WORD, Finding, _excerpt, _foldable, _trie, normalize, remember_last
 
 
 # A phrase in double quotes is mentioned, not used, when the text around it
@@ -68,21 +68,11 @@ def _words_of(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-# rule_shape asks the same questions of the same string twice (_may_trust, then rule_match):
-# the answers for the last string are kept, each as one tuple (text, answer) so that a
-# reader in another thread sees a consistent pair. Both are pure functions of the text.
-_LAST_WORDS: tuple[str, frozenset[str]] = ("", frozenset())
-
-
+@remember_last
 def _word_set(text: str) -> frozenset[str]:
-    """_words_of, remembered for the last string."""
-    global _LAST_WORDS
-    last = _LAST_WORDS
-    if last[0] == text and text:
-        return last[1]
-    words = frozenset(_WORD.findall(text.lower()))
-    _LAST_WORDS = (text, words)
-    return words
+    """_words_of, remembered for the last string (rule_shape asks _may_trust, then
+    rule_match, of the same string)."""
+    return frozenset(_WORD.findall(text.lower()))
 
 
 def _hinted(text: str) -> bool:

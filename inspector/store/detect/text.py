@@ -34,18 +34,35 @@ _INVISIBLE = _invisible_table()
 
 def normalize(text: str) -> str:
     """NFKC with invisible format characters removed; case is kept."""
-    global _LAST
     if text.isascii():          # ASCII is NFKC-stable and holds no format characters
         return text
-    last = _LAST                # the gate normalizes each string several times (secret,
-    if last[0] == text:         # rule_shape, its model, rule_match): the last one is kept,
-        return last[1]          # as one (text, normalized) tuple, safe across threads
-    plain = unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
-    _LAST = (text, plain)
-    return plain
+    return _normalized(text)
 
 
-_LAST: tuple[str, str] = ("", "")
+def remember_last(fn):
+    """fn(text), remembered for the last string: the gate asks the same question of the same
+    string several times (the model, then the rule gate). Kept as one (text, answer) tuple,
+    so a reader in another thread sees a consistent pair; fn must be a pure function."""
+    last: tuple[str, object] = ("", None)
+
+    def remembered(text: str):
+        nonlocal last
+        seen = last
+        if seen[0] == text and text:
+            return seen[1]
+        answer = fn(text)
+        last = (text, answer)
+        return answer
+
+    remembered.__doc__, remembered.__name__ = fn.__doc__, fn.__name__
+    return remembered
+
+
+@remember_last
+def _normalized(text: str) -> str:
+    """normalize of a non-ASCII text (the gate normalizes each string several times: secret,
+    rule_shape, its model, rule_match)."""
+    return unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
 
 
 def texts_of(value) -> list[str]:
