@@ -73,14 +73,17 @@ DELETE FROM focus_ids
 -- Every entry that ever held a focus key, and everything those rest on by the justification
 -- of any of their versions: a superset of what judging the focus keys as of any time needs
 -- (whether a summary is supported, and its effective authority, depend on its ancestors only).
--- The walk probes versions against the few ids found so far (a semi-join builds on those, not
--- on every version: at 5M events the plain join built a 400 MB hash table).
+-- The citations are gathered once, then walked by a join: a walk that probed every version
+-- each round (`IN` the ids found so far) cost a chain's length times the store (23 s for a
+-- chain of 20,000 summaries; 0.3 s now).
 INSERT INTO focus_ids
-WITH RECURSIVE up(memory_id) AS (
+WITH RECURSIVE cites AS MATERIALIZED (
+    SELECT DISTINCT memory_id AS src, unnest(justification) AS dst FROM versions
+    WHERE len(justification) > 0
+), up(memory_id) AS (
     SELECT memory_id FROM focus_key_entries
     UNION
-    SELECT DISTINCT unnest(v.justification) FROM versions v
-    WHERE len(v.justification) > 0 AND v.memory_id IN (SELECT memory_id FROM up)
+    SELECT c.dst FROM cites c JOIN up ON c.src = up.memory_id
 )
 SELECT memory_id FROM up
 

@@ -22,72 +22,113 @@ WHERE v.entity IS NOT NULL AND v.malformed IS NULL    -- a malformed entry is ne
 -- visible from its scope and an observation or a supported summary (a cycle never is), and
 -- no observation among its ancestors about its own key has another value. Its effective
 -- authority is the least authority in its support tree (itself, the summaries it rests on,
--- the observations they cite). UNION in the recursive parts is the visited guard.
+-- the observations they cite).
+-- No part holds a row per (summary, ancestor): a chain of 20,000 summaries, each citing the
+-- one before, once needed tens of GB.
+-- - `below`: every node a summary reaches, with the summary's key, for the keys some
+--   observation also has (only there can such an observation contradict it);
+-- - `seen`: inside `below`, walking up from those observations, what values of the key each
+--   node rests on, kept as one value or "two or more" (a row changes at most twice: USING
+--   KEY keeps one row a node and key; a value is its JSON text, '' for null);
+-- - `done`: a topological walk up the summary graph (Kahn's algorithm): each summary counts
+--   the cited summaries not yet supported and is supported when that count reaches 0, which
+--   a summary in or above a cycle, or above an unsupported one, never does; it carries the
+--   least authority below.
 CREATE OR REPLACE MACRO support_at(tk) AS TABLE
 WITH RECURSIVE
-st AS (
+st AS MATERIALIZED (
     SELECT memory_id, kind, status, scope, authority, entity, attribute, value, justification
     FROM state_at(tk)
 ),
-summ AS (SELECT * FROM st WHERE kind = 'summary'),
+summ AS MATERIALIZED (SELECT * FROM st WHERE kind = 'summary'),
 cite AS (
     SELECT s.memory_id AS src, s.scope AS src_scope, unnest(s.justification) AS dst FROM summ s
 ),
-cite_ok AS (
+cite_ok AS MATERIALIZED (
     SELECT c.src, c.dst, t.kind AS dst_kind, t.authority AS dst_authority,
         coalesce(t.status = 'active' AND t.kind IN ('observation', 'summary')
                  AND visible(t.scope, c.src_scope), false) AS ok
     FROM cite c LEFT JOIN st t ON t.memory_id = c.dst
 ),
-edge AS (SELECT memory_id AS src, unnest(justification) AS dst FROM st),
-anc(src, dst) AS (
-    SELECT src, dst FROM cite
+edge AS MATERIALIZED (SELECT DISTINCT memory_id AS src, unnest(justification) AS dst FROM st),
+seed AS MATERIALIZED (
+    SELECT memory_id, entity, attribute, coalesce(value::VARCHAR, '') AS value FROM st
+    WHERE kind = 'observation' AND (entity, attribute) IN (SELECT (entity, attribute) FROM summ)
+),
+below(node, entity, attribute) AS (
+    SELECT memory_id, entity, attribute FROM summ
+    WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM seed)
     UNION
-    SELECT a.src, e.dst FROM anc a JOIN edge e ON e.src = a.dst
+    SELECT e.dst, b.entity, b.attribute FROM below b JOIN edge e ON e.src = b.node
+),
+cited_by AS MATERIALIZED (SELECT dst, list(src) AS srcs FROM edge GROUP BY dst),
+seen(node, entity, attribute, one, many, citers) USING KEY (node, entity, attribute) AS (
+    SELECT b.node, b.entity, b.attribute, CASE WHEN d.lo = d.hi THEN d.lo END,
+        coalesce(d.lo <> d.hi, false), coalesce(c.srcs, [])
+    FROM below b
+    LEFT JOIN (
+        SELECT e.src, o.entity, o.attribute, min(o.value) AS lo, max(o.value) AS hi
+        FROM edge e JOIN seed o ON o.memory_id = e.dst GROUP BY ALL
+    ) d ON d.src = b.node AND d.entity = b.entity AND d.attribute = b.attribute
+    LEFT JOIN cited_by c ON c.dst = b.node
+    UNION
+    -- What the nodes that changed last round have seen, passed to their citers (each looked
+    -- up by its key; a citer outside `below` has no row and takes nothing).
+    SELECT node, entity, attribute, CASE WHEN NOT many THEN ones[1] END, many, citers FROM (
+        SELECT node, entity, attribute, citers, was_one, was_many,
+            got_many OR len(ones) > 1 AS many, ones
+        FROM (
+            SELECT p.node, p.entity, p.attribute, any_value(p.citers) AS citers,
+                any_value(p.one) AS was_one, any_value(p.many) AS was_many,
+                bool_or(n.many) AS got_many,
+                list_distinct(list_filter(list(n.one) || [any_value(p.one)],
+                                          lambda x: x IS NOT NULL)) AS ones
+            FROM (SELECT unnest(citers) AS src, entity, attribute, one, many FROM seen
+                  WHERE many OR one IS NOT NULL) n
+            JOIN recurring.seen p
+              ON p.node = n.src AND p.entity = n.entity AND p.attribute = n.attribute
+            GROUP BY p.node, p.entity, p.attribute
+        )
+    )
+    WHERE NOT was_many AND (many OR ones[1] IS DISTINCT FROM was_one)
 ),
 contradicted AS (
-    SELECT DISTINCT a.src AS memory_id
-    FROM anc a
-    JOIN st o ON o.memory_id = a.dst AND o.kind = 'observation'
-    JOIN summ s ON s.memory_id = a.src
-    WHERE o.entity = s.entity AND o.attribute = s.attribute
-      AND o.value::VARCHAR IS DISTINCT FROM s.value::VARCHAR
+    SELECT s.memory_id
+    FROM summ s
+    JOIN seen r ON r.node = s.memory_id AND r.entity = s.entity AND r.attribute = s.attribute
+    WHERE r.many OR r.one <> coalesce(s.value::VARCHAR, '')
 ),
-local_bad AS (
+local_bad AS MATERIALIZED (
     SELECT memory_id FROM summ WHERE len(justification) = 0
     UNION SELECT src FROM cite_ok WHERE NOT ok
     UNION SELECT memory_id FROM contradicted
 ),
-sedge AS (SELECT src, dst FROM cite_ok WHERE ok AND dst_kind = 'summary'),
-sreach(src, dst) AS (
-    SELECT src, dst FROM sedge
+sedge AS MATERIALIZED (SELECT DISTINCT src, dst FROM cite_ok WHERE ok AND dst_kind = 'summary'),
+obs_floor AS MATERIALIZED (
+    SELECT src, min(dst_authority) AS authority FROM cite_ok WHERE dst_kind = 'observation'
+    GROUP BY src
+),
+waits AS MATERIALIZED (SELECT src, count(*) AS n FROM sedge GROUP BY src),
+citers AS MATERIALIZED (SELECT dst, list(src) AS srcs FROM sedge GROUP BY dst),
+done(memory_id, waiting, eff_authority, citers) USING KEY (memory_id) AS (
+    SELECT s.memory_id, coalesce(w.n, 0), least(s.authority, f.authority), coalesce(c.srcs, [])
+    FROM summ s
+    LEFT JOIN waits w ON w.src = s.memory_id
+    LEFT JOIN obs_floor f ON f.src = s.memory_id
+    LEFT JOIN citers c ON c.dst = s.memory_id
+    WHERE s.memory_id NOT IN (SELECT memory_id FROM local_bad)
     UNION
-    SELECT r.src, e.dst FROM sreach r JOIN sedge e ON e.src = r.dst
-),
-cyclic AS (SELECT src AS memory_id FROM sreach WHERE src = dst),
-broken AS (SELECT memory_id FROM local_bad UNION SELECT memory_id FROM cyclic),
-unsupported AS (
-    SELECT memory_id FROM broken
-    UNION SELECT r.src FROM sreach r JOIN broken b ON b.memory_id = r.dst
-),
-tree AS (
-    SELECT memory_id AS src, memory_id AS node FROM summ
-    UNION ALL SELECT src, dst FROM sreach
-),
-floor_authority AS (
-    SELECT t.src AS memory_id,
-        least(min(n.authority), min(c.dst_authority) FILTER (WHERE c.dst_kind = 'observation'))
-            AS eff_authority
-    FROM tree t
-    JOIN summ n ON n.memory_id = t.node
-    LEFT JOIN cite_ok c ON c.src = t.node
-    GROUP BY t.src
+    -- The citers of the summaries supported last round, each one looked up by its key.
+    SELECT p.memory_id, any_value(p.waiting) - count(*),
+        least(any_value(p.eff_authority), min(n.eff_authority)), any_value(p.citers)
+    FROM (SELECT unnest(citers) AS src, eff_authority FROM done WHERE waiting = 0) n
+    JOIN recurring.done p ON p.memory_id = n.src
+    GROUP BY p.memory_id
 )
-SELECT s.memory_id, u.memory_id IS NULL AS supported,
-    CASE WHEN u.memory_id IS NULL THEN f.eff_authority END AS eff_authority
+SELECT s.memory_id, coalesce(d.waiting = 0, false) AS supported,
+    CASE WHEN d.waiting = 0 THEN d.eff_authority END AS eff_authority
 FROM summ s
-LEFT JOIN unsupported u ON u.memory_id = s.memory_id
-LEFT JOIN floor_authority f ON f.memory_id = s.memory_id
+LEFT JOIN done d ON d.memory_id = s.memory_id
 
 -- name: macro_judged_at
 -- Every keyed entry as of tk with what the belief rule needs to judge it: whether it is

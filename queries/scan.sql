@@ -19,22 +19,50 @@ ORDER BY s.memory_id
 
 -- name: scan_echo
 -- echo.single_source: an entry citing two or more entries whose ancestry collapses to one
--- independent source (a root: an entry that cites nothing). UNION is the visited guard.
+-- independent source (a root: an entry that cites nothing). `reach` is each node's roots
+-- reached through what it cites, kept as one root (`one`) or "two or more" (`many`): a node
+-- changes at most twice, so the walk is linear in the edges even along a chain of 10,000
+-- rolling summaries, where every node's whole ancestry would be quadratic. USING KEY keeps a
+-- row a node; each round only the nodes that changed pass their state to their citers.
 WITH RECURSIVE multi AS (
     SELECT src FROM edges WHERE dst IN (SELECT memory_id FROM entries WHERE entity IS NOT NULL)
     GROUP BY src HAVING count(DISTINCT dst) >= 2
-), up(start, node) AS (
-    SELECT e.src, e.dst FROM edges e JOIN multi m ON m.src = e.src
+),
+root AS MATERIALIZED (
+    SELECT memory_id FROM entries WHERE entity IS NOT NULL AND len(justification) = 0
+),
+direct AS MATERIALIZED (
+    SELECT e.src, min(e.dst) AS lo, max(e.dst) AS hi
+    FROM edges e JOIN root r ON r.memory_id = e.dst GROUP BY e.src
+),
+citers AS MATERIALIZED (SELECT dst, list(DISTINCT src) AS srcs FROM edges GROUP BY dst),
+nodes AS MATERIALIZED (SELECT src AS id FROM edges UNION SELECT dst FROM edges),
+reach(id, one, many, citers) USING KEY (id) AS (
+    SELECT n.id, CASE WHEN d.lo = d.hi THEN d.lo END, coalesce(d.lo <> d.hi, false),
+        coalesce(c.srcs, [])
+    FROM nodes n LEFT JOIN direct d ON d.src = n.id LEFT JOIN citers c ON c.dst = n.id
     UNION
-    SELECT up.start, e.dst FROM up JOIN edges e ON e.src = up.node
-), roots AS (
-    SELECT up.start, up.node FROM up
-    JOIN entries r ON r.memory_id = up.node AND r.entity IS NOT NULL AND len(r.justification) = 0
+    -- (no filter on `p` inside the join: DuckDB then looks each citer up by its key instead
+    -- of scanning every row of `reach` each round)
+    SELECT id, CASE WHEN NOT many THEN ones[1] END, many, citers FROM (
+        SELECT id, citers, was_one, was_many, got_many OR len(ones) > 1 AS many, ones FROM (
+            SELECT p.id, any_value(p.citers) AS citers, any_value(p.one) AS was_one,
+                any_value(p.many) AS was_many, bool_or(n.many) AS got_many,
+                list_distinct(list_filter(list(n.one) || [any_value(p.one)],
+                                          lambda x: x IS NOT NULL)) AS ones
+            FROM (SELECT unnest(citers) AS src, one, many FROM reach
+                  WHERE many OR one IS NOT NULL) n
+            JOIN recurring.reach p ON p.id = n.src
+            GROUP BY p.id
+        )
+    )
+    WHERE NOT was_many AND (many OR ones[1] IS DISTINCT FROM was_one)
 )
-SELECT start AS memory_id, any_value(node) AS source,
-    (SELECT list(dst ORDER BY dst) FROM edges WHERE src = start) AS cited
-FROM roots GROUP BY start HAVING count(DISTINCT node) = 1
-ORDER BY start
+SELECT m.src AS memory_id, r.one AS source,
+    (SELECT list(dst ORDER BY dst) FROM edges WHERE src = m.src) AS cited
+FROM multi m JOIN reach r ON r.id = m.src
+WHERE NOT r.many AND r.one IS NOT NULL
+ORDER BY m.src
 
 -- name: scan_dangling
 -- lineage.dangling: citations of ids no entry has (ids of entries hidden by --scope are known).

@@ -110,7 +110,7 @@ EQUIVALENT_SQL = [
     Equivalent("judged_materialize_focus", "order", None, None,
                "as judged_materialize: the physical order of `judged` is only for row-group skipping"),
     Equivalent("focus_ids_fill", "distinct", None, None,
-               "both DISTINCTs feed a recursive UNION, which drops repeats; focus_ids is read only "
+               "the citations feed a recursive UNION, which drops repeats; focus_ids is read only "
                "through `memory_id IN (SELECT …)`"),
     Equivalent("focus_keys_of_ids", "distinct", None, None,
                "the edges of `cites` feed a recursive UNION, which drops repeats",
@@ -126,21 +126,14 @@ EQUIVALENT_SQL = [
                "a summary citing a not-ok summary is in local_bad, so every summary that reaches it "
                "through sedge is unsupported (and gets no effective authority) with or without the "
                "not-ok edge; a cycle through such an edge holds a broken node too",
-               "sedge AS (SELECT src, dst FROM cite_ok WHERE ok AND"),
+               "sedge AS MATERIALIZED (SELECT DISTINCT src, dst FROM cite_ok WHERE ok AND"),
     Equivalent("focus_keys_fill", "distinct", None, None,
                "focus_keys is read only through `(entity, attribute) IN (SELECT …)`: a duplicate "
                "pair changes nothing"),
-    Equivalent("macro_support_at", "distinct", None, None, DEDUPED, "SELECT DISTINCT a.src"),
+    Equivalent("macro_support_at", "distinct", None, None, DEDUPED,
+               "edge AS MATERIALIZED (SELECT DISTINCT memory_id"),
     *[Equivalent("macro_support_at", "union", "UNION", "UNION ALL", DEDUPED, where)
-      for where in ("UNION SELECT src FROM cite_ok", "UNION SELECT memory_id FROM contradicted",
-                    "broken AS (SELECT memory_id")],
-    Equivalent("macro_support_at", "union", "UNION ALL", "UNION",
-               "`tree` is read only by floor_authority's min(): a node repeated (a summary in a "
-               "cycle reaching itself) changes no minimum",
-               "UNION ALL SELECT src, dst FROM sreach"),
-    Equivalent("macro_support_at", "join", None, None,
-               "floor_authority has a row for every summary (its tree holds the summary itself)",
-               "LEFT JOIN floor_authority"),
+      for where in ("UNION SELECT src FROM cite_ok", "UNION SELECT memory_id FROM contradicted")],
     Equivalent("macro_beliefs_in", "drop", "j.status = 'active' AND", None,
                "pre_reason(…) IS NULL holds only for an active observation or summary (a valid state "
                "always has a status and one of the four kinds; malformed ones never reach judged)"),
