@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from storegen import entry, write_store
-from inspector.store import scan
+from inspector.store import entries, scan
 from inspector.store.load import Store
 from inspector.store.queries import sql
 
@@ -58,17 +58,11 @@ def test_a_chain_of_20000_summaries_is_supported_with_the_least_authority_below_
     assert support["C19999"] == (True, 1)
 
 
-def test_show_judges_the_top_of_the_chain_within_the_cap(chain):
-    store = _capped(chain)
-    store.con.execute("DELETE FROM focus_keys")
-    store.con.execute("INSERT INTO focus_keys VALUES ('svc', 'a19999')")
-    store.con.execute("DELETE FROM focus_ids")
-    store.con.execute(sql("focus_ids_fill"))
-    assert store.con.execute("SELECT count(*) FROM focus_ids").fetchone()[0] == 20000
-    rows = store.con.execute(
-        "SELECT memory_id, supported, eff_authority FROM support_at_focus(now()) "
-        "WHERE memory_id IN ('C19999', 'C7', 'C1') ORDER BY memory_id").fetchall()
-    assert rows == [("C1", True, 5), ("C19999", True, 1), ("C7", True, 2)]
+def test_show_of_the_top_of_the_chain_judges_it_within_the_cap(chain):
+    shown = entries.show(_capped(chain).con, "C19999", "the chain store")
+    assert (shown["belief"], shown["reason"], shown["why"]) == ("C19999", "belief", "the only candidate")
+    assert len(shown["ancestors"]) == 19999
+    assert shown["independent_sources"] == ["C0"]
 
 
 def test_a_summary_whose_far_ancestor_says_otherwise_is_unsupported_and_so_is_all_above_it(tmp_path):
