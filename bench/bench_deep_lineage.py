@@ -1,4 +1,4 @@
-"""Benchmark: long justification chains, the shapes a quadratic walk cannot survive.
+"""Benchmark: long justification chains and wide keys, the shapes a quadratic walk cannot survive.
 
     python bench/bench_deep_lineage.py                 # depth 20,000
     python bench/bench_deep_lineage.py --depth 5000
@@ -10,12 +10,14 @@ Stores (written under bench/out/deep-*, chained for real, with bench/synth.py's 
            agent summarizing its day writes; `scan` looks for single-source echoes);
 - perkey:  n/3 days of an observation, a summary of its key and a rolling summary citing that
            summary and the day before (the rule looks below each summary for an observation
-           of its own key that disagrees).
+           of its own key that disagrees);
+- widekey: one key held in n scopes (a setting every tenant overrides), and a global entry.
 Each figure is one `python -m inspector …` process after the first command has written the
 view: `beliefs`, `show` of the top, `lineage` of the bottom, `conflicts`, `scan`, with peak
 RSS. Before the walks were made linear (2026-12-02), a 20,000-deep chain made `beliefs` fail
 after 110 s at 19 GB, `show` take 49 s, and 10,000 rolling summaries made `scan` take 69 s
-at 16 GB. Not a test: it prints, it does not judge.
+at 16 GB; 20,000 scopes of one key made `beliefs` and `conflicts` take 14-16 s. Not a test:
+it prints, it does not judge.
 """
 
 from __future__ import annotations
@@ -65,8 +67,17 @@ def perkey(w: Writer, n: int) -> tuple[str, str]:
     return f"R{n // 3 - 1}", "O0"
 
 
+def widekey(w: Writer, n: int) -> tuple[str, str]:
+    w.emit("write", entry("G", "svc", "theme", "light", "observation", "tool:x", "", w.stamp(), 1),
+           "agent:1")
+    for i in range(1, n):
+        w.emit("write", entry(f"T{i}", "svc", "theme", "dark", "observation", f"tool:t{i}",
+                              f"tenant:t{i}", w.stamp(), i % 3), "agent:1")
+    return f"T{n - 1}", "G"
+
+
 SHAPES = {"chain": lambda w, n: chain(w, n, False), "samekey": lambda w, n: chain(w, n, True),
-          "rolling": rolling, "perkey": perkey}
+          "rolling": rolling, "perkey": perkey, "widekey": widekey}
 
 
 def build(shape: str, depth: int) -> tuple[Path, str, str]:
