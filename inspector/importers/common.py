@@ -257,14 +257,13 @@ class RowPlanner:
         previews = (self.preview(row) for _raw, row in rows if not isinstance(row, BadRow))
         self.book.judged = text_batch.judge(*gate.batch_texts(p for p in previews if p is not None))
         for raw, row in rows:
-            try:
-                if not isinstance(row, BadRow):
+            if not isinstance(row, BadRow):
+                try:
                     self.take(row)
                     continue
-                bad = row
-            except BadRow as refused:
-                bad = refused
-            self.plan.bad_rows.append((raw[0], str(bad)))
+                except BadRow as refused:
+                    row = refused
+            self.plan.bad_rows.append((raw[0], str(row)))
         self.timed.sort(key=lambda item: (item[0], item[1]))
         for moment, _rowid, draft in self.timed:
             draft["at"] = rfc3339(moment)
