@@ -13,10 +13,11 @@ Stores (written under bench/out/deep-*, chained for real, with bench/synth.py's 
            of its own key that disagrees);
 - widekey: one key held in n scopes (a setting every tenant overrides), and a global entry.
 Each figure is one `python -m inspector …` process after the first command has written the
-view: `beliefs`, `show` of the top, `lineage` of the bottom, `conflicts`, `scan`, with peak
-RSS. Before the walks were made linear (2026-12-02), a 20,000-deep chain made `beliefs` fail
+view: `beliefs`, `show` of the top, `lineage` of the bottom, `conflicts`, `scan`, and `diff`
+from before the first write (every entry written in the window), with peak RSS. Before the walks were made linear (2026-12-02), a 20,000-deep chain made `beliefs` fail
 after 110 s at 19 GB, `show` take 49 s, and 10,000 rolling summaries made `scan` take 69 s
-at 16 GB; 20,000 scopes of one key made `beliefs` and `conflicts` take 14-16 s. Not a test:
+at 16 GB; 20,000 scopes of one key made `beliefs` and `conflicts` take 14-16 s. Before its
+causes were bounded, `diff` over a 2,000-deep chain took 32 s and 6 GB for 440 MB of JSON. Not a test:
 it prints, it does not judge.
 """
 
@@ -95,13 +96,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--depth", type=int, default=20_000)
     depth = ap.parse_args().depth
-    print(f"{'store':<10} {'command':<22} {'seconds':>8} {'peak MB':>8}")
+    print(f"{'store':<10} {'command':<34} {'seconds':>8} {'peak MB':>8}")
     for shape in SHAPES:
         root, top, bottom = build(shape, depth)
         run("held", str(root), "--json")           # the first command writes the view
-        for args in (("beliefs",), ("show", top), ("lineage", bottom), ("conflicts",), ("scan",)):
+        for args in (("beliefs",), ("show", top), ("lineage", bottom), ("conflicts",), ("scan",),
+                     ("diff", "--from", "2000-01-01T00:00:00Z")):
             seconds, mb = run(args[0], str(root), *args[1:], "--json")
-            print(f"{shape:<10} {' '.join(args):<22} {seconds:8.2f} {mb:8d}")
+            print(f"{shape:<10} {' '.join(args):<34} {seconds:8.2f} {mb:8d}")
 
 
 if __name__ == "__main__":

@@ -25,25 +25,31 @@ SELECT DISTINCT src, dst FROM (
     WHERE len(justification) > 0
 )
 
--- name: diff_keys_create
--- The keys whose beliefs can differ between $t1 and $t2: keys an entry had up to $t2 when the
--- entry, or anything it rests on, has an event in ($t1, $t2], or when its observed_at,
--- valid_from or valid_to lies in ($t1, $t2] (the knowledge and valid times cross it).
--- UNION in the recursive walk is the visited guard.
-CREATE OR REPLACE TEMP TABLE diff_keys AS
+-- name: diff_reach_create
+-- The entries whose beliefs can differ between $t1 and $t2 because of an event: those with an
+-- event in ($t1, $t2] and everything resting on them (diff_reach; the causes' walk up follows
+-- only these). UNION in the recursive walk is the visited guard.
+CREATE OR REPLACE TEMP TABLE diff_reach AS
 WITH RECURSIVE
-touched AS (SELECT DISTINCT memory_id FROM versions WHERE "at" > $t1 AND "at" <= $t2),
 down(id) AS (
-    SELECT memory_id FROM touched
+    SELECT DISTINCT memory_id FROM versions WHERE "at" > $t1 AND "at" <= $t2
     UNION
     SELECT e.src FROM down JOIN diff_edges e ON e.dst = down.id
-),
+)
+SELECT id FROM down
+
+-- name: diff_keys_create
+-- The keys whose beliefs can differ between $t1 and $t2: keys those entries had up to $t2, and keys of entries
+-- whose observed_at, valid_from or valid_to lies in ($t1, $t2] (the knowledge and valid times
+-- cross it).
+CREATE OR REPLACE TEMP TABLE diff_keys AS
+WITH
 timed AS (
     SELECT DISTINCT memory_id FROM versions
     WHERE "at" <= $t2 AND ((observed_at > $t1 AND observed_at <= $t2)
         OR (valid_from > $t1 AND valid_from <= $t2) OR (valid_to > $t1 AND valid_to <= $t2))
 ),
-ids AS (SELECT id FROM down UNION SELECT memory_id FROM timed)
+ids AS (SELECT id FROM diff_reach UNION SELECT memory_id FROM timed)
 SELECT DISTINCT v.entity, v.attribute
 FROM versions v JOIN ids ON ids.id = v.memory_id
 WHERE v."at" <= $t2 AND v.entity IS NOT NULL
@@ -66,10 +72,17 @@ FROM beliefs_in($t, $t, $ctx, false)
 -- name: diff_changes
 -- Rows whose belief, value or markers differ between the sides, each with its causes: the
 -- events with "at" in ($t1, $t2] on the entries involved (the beliefs before and after, the
--- entries causing a marker on either side) or on anything they rest on, in seq order. UNION in
--- the recursive walk is the visited guard. Causes are put in seq order by sorting each list
--- (a struct sorts by its first field, the unique seq), far cheaper than an ordered aggregate.
--- One JSON object a row (times in UTC with Z): far quicker to hand over than nested structs.
+-- entries causing a marker on either side), then on what they rest on, nearest first, at most
+-- $max_causes of them and $max_steps justification steps up; `causes_truncated` says the list
+-- stops short (more events, or entries with events further up or beyond $max_causes at one
+-- step). The bounds keep the answer linear in the changes: without them a chain of n rolling
+-- summaries, all written in the window, lists n(n+1)/2 causes. The walk up follows only
+-- entries at or below an event in the window (diff_reach), each step keeps $max_causes
+-- entries a start (in id order; `cut` marks a step that dropped some), and each entry gives
+-- at most $max_causes of its events (earliest first). The kept causes are put in seq order by
+-- sorting each list (a struct sorts by its first field, the unique seq), far cheaper than an
+-- ordered aggregate. One JSON object a row (times in UTC with Z): far quicker to hand over than
+-- nested structs.
 WITH RECURSIVE
 b AS (SELECT * FROM diff_side WHERE side = 'before'),
 a AS (SELECT * FROM diff_side WHERE side = 'after'),
@@ -89,33 +102,57 @@ changed AS MATERIALIZED (
        OR b.value::VARCHAR IS DISTINCT FROM a.value::VARCHAR
        OR coalesce(b.markers, []) <> coalesce(a.markers, [])
 ),
-seeds AS (
+seeds AS MATERIALIZED (
     SELECT DISTINCT n, id FROM (SELECT n, unnest(involved) AS id FROM changed) WHERE id IS NOT NULL
 ),
-up(start, id) AS (
-    SELECT e.src, e.dst FROM diff_edges e WHERE e.src IN (SELECT id FROM seeds)
+steps_up AS MATERIALIZED (
+    SELECT e.src, e.dst FROM diff_edges e JOIN diff_reach r ON r.id = e.dst
+),
+up(start, id, depth, cut) AS (
+    SELECT DISTINCT id, id, 0, false FROM seeds
     UNION
-    SELECT up.start, e.dst FROM up JOIN diff_edges e ON e.src = up.id
+    SELECT start, id, depth, count(*) OVER (PARTITION BY start) > $max_causes FROM (
+        SELECT DISTINCT up.start, s.dst AS id, up.depth + 1 AS depth
+        FROM up JOIN steps_up s ON s.src = up.id
+        WHERE up.depth < $max_steps
+    )
+    QUALIFY row_number() OVER (PARTITION BY start ORDER BY id) <= $max_causes
+),
+walk_cut AS (
+    SELECT DISTINCT start FROM up WHERE cut
+    UNION
+    SELECT DISTINCT up.start FROM up JOIN steps_up s ON s.src = up.id WHERE up.depth = $max_steps
 ),
 reached AS (
-    SELECT n, id FROM seeds
-    UNION
-    SELECT s.n, up.id FROM seeds s JOIN up ON up.start = s.id
+    SELECT s.n, u.id, min(u.depth) AS depth
+    FROM seeds s JOIN up u ON u.start = s.id
+    GROUP BY s.n, u.id
 ),
 window_events AS (
     SELECT seq, actor, op, memory_id, batch, reason,
         strftime("at", CASE WHEN epoch_us("at") % 1000000 = 0 THEN '%Y-%m-%dT%H:%M:%SZ'
-                            ELSE '%Y-%m-%dT%H:%M:%S.%fZ' END) AS "at"
+                            ELSE '%Y-%m-%dT%H:%M:%S.%fZ' END) AS "at",
+        count(*) OVER (PARTITION BY memory_id) AS of_entry
     FROM versions
     WHERE "at" > $t1 AND "at" <= $t2
+    QUALIFY row_number() OVER (PARTITION BY memory_id ORDER BY seq) <= $max_causes
+),
+ranked AS (
+    SELECT r.n, w.*, w.of_entry > $max_causes AS entry_cut,
+        row_number() OVER (PARTITION BY r.n ORDER BY r.depth, w.seq) AS rank
+    FROM reached r JOIN window_events w ON w.memory_id = r.id
 ),
 causes AS (
-    SELECT r.n,
-        list_sort(list({'seq': w.seq, 'at': w."at", 'actor': w.actor, 'op': w.op,
-                        'memory_id': w.memory_id, 'batch': w.batch, 'reason': w.reason}))
-            AS causes
-    FROM reached r JOIN window_events w ON w.memory_id = r.id
-    GROUP BY r.n
+    SELECT n,
+        list_sort(list({'seq': seq, 'at': "at", 'actor': actor, 'op': op,
+                        'memory_id': memory_id, 'batch': batch, 'reason': reason})
+                  FILTER (WHERE rank <= $max_causes)) AS causes,
+        max(rank) > $max_causes OR bool_or(entry_cut) AS cut
+    FROM ranked
+    GROUP BY n
+),
+row_cut AS (
+    SELECT DISTINCT s.n FROM seeds s JOIN walk_cut w ON w.start = s.id
 )
 SELECT to_json({
     'scope': c.scope, 'entity': c.entity, 'attribute': c.attribute,
@@ -124,7 +161,9 @@ SELECT to_json({
     'after': CASE WHEN c.after_id IS NOT NULL
                   THEN {'memory_id': c.after_id, 'value': c.after_value} END,
     'markers_before': c.markers_before, 'markers_after': c.markers_after,
-    'causes': coalesce(k.causes, [])})::VARCHAR
+    'causes': coalesce(k.causes, []),
+    'causes_truncated': coalesce(k.cut, false) OR rc.n IS NOT NULL})::VARCHAR
 FROM changed c
 LEFT JOIN causes k ON k.n = c.n
+LEFT JOIN row_cut rc ON rc.n = c.n
 ORDER BY c.n

@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..store import jsonsafe
+from ..store.diff import TRUNCATED_CAUSES
 from ..present.glyphs import MARK_LEGEND, SEVERITY_STYLE, badges
 from ..present.mask import shown_value
 from ..present.text import DANGEROUS, render, safe, safe_value as value_text
@@ -348,6 +349,13 @@ def print_diff(doc: dict, display: Display = PLAIN) -> None:
         else:
             line(out, Text("  no event in the window: valid or known time passed a boundary",
                            style="dim"))
+        if change["causes_truncated"]:
+            side = change["after"] or change["before"]
+            hint = Text(f"  more causes further up are not listed ({TRUNCATED_CAUSES}): "
+                        "`inspector lineage STORE ", style="dim")
+            hint.append_text(safe(side["memory_id"], one_line=True))
+            hint.append("` walks them", style="dim")
+            line(out, hint)
     line(out, Text(f"— {doc['rule']}", style="dim"))
 
 

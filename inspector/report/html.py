@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 
 from ..present.text import as_str, render
+from ..store.diff import TRUNCATED_CAUSES
 from ..store.model import format_time
 from ..store.reports import manifest_line
 from . import svg
@@ -95,6 +96,8 @@ def _changes(inc: Incident) -> str:
     for c in inc.changes:
         markers = h(", ".join(c["markers_before"]) or "—") + " → " + h(", ".join(c["markers_after"]) or "—")
         causes = "".join(_cause(x) for x in c["causes"]) or '<li class="muted">none in the window</li>'
+        if c["causes_truncated"]:
+            causes += f'<li class="muted">more further up, not listed ({h(TRUNCATED_CAUSES)})</li>'
         rows.append(f"<tr><td>{h(c['scope'] or '(global)')}</td><td>{h(c['entity'])}</td>"
                     f"<td>{h(c['attribute'])}</td><td>{_side(c['before'])}</td>"
                     f"<td>{_side(c['after'])}</td><td>{markers}</td>"

@@ -9,6 +9,7 @@ import re
 from html import escape
 
 from ..present.text import as_str, render
+from ..store.diff import TRUNCATED_CAUSES
 from ..store.model import format_time
 from ..store.reports import manifest_line
 from .incident import Incident, Picture
@@ -75,7 +76,9 @@ def _changes(inc: Incident) -> list[str]:
     rows = [[md(c["scope"] or "(global)"), md(c["entity"]), md(c["attribute"]),
              _side(c["before"]), _side(c["after"]),
              md(", ".join(c["markers_before"]) or "—") + " → " + md(", ".join(c["markers_after"]) or "—"),
-             "<br>".join(_cause(x) for x in c["causes"]) or "none in the window"]
+             "<br>".join([_cause(x) for x in c["causes"]]
+                         + ([f"more further up, not listed ({TRUNCATED_CAUSES})"]
+                            if c["causes_truncated"] else [])) or "none in the window"]
             for c in inc.changes]
     out += _table(["scope", "entity", "attribute", "before", "after", "markers",
                    "causes (seq order)"], rows)

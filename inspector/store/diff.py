@@ -23,6 +23,14 @@ from .errors import BadInput
 from .model import format_time
 from .queries import sql
 
+# A change lists at most MAX_CAUSES events, found at most MAX_STEPS justification steps above
+# the entries involved (nearest first); `causes_truncated` says when it stops short. Without a
+# bound, n rolling summaries written in one window list n(n+1)/2 causes (2,000 of them: 32 s,
+# 6 GB, 440 MB of JSON).
+MAX_CAUSES = 100
+MAX_STEPS = 16
+TRUNCATED_CAUSES = f"a change lists at most {MAX_CAUSES} events, {MAX_STEPS} steps up"
+
 
 def changes(con: duckdb.DuckDBPyConnection, t1: datetime, t2: datetime,
             context: str | None = None) -> list[dict]:
@@ -38,11 +46,13 @@ def changes(con: duckdb.DuckDBPyConnection, t1: datetime, t2: datetime,
         times = {"t1": t1, "t2": t2}
         con.execute(sql("diff_tables_create"))
         con.execute(sql("diff_edges_create"), times)
+        con.execute(sql("diff_reach_create"), times)
         con.execute(sql("diff_keys_create"), times)
         for side, moment in (("before", t1), ("after", t2)):
             con.execute(sql("diff_judged"), {"t": moment})
             con.execute(sql("diff_side_fill"), {"side": side, "t": moment, "ctx": context})
-        rows = con.execute(sql("diff_changes"), times).fetchall()
+        rows = con.execute(sql("diff_changes"), {**times, "max_causes": MAX_CAUSES,
+                                                 "max_steps": MAX_STEPS}).fetchall()
     finally:
         con.execute("ROLLBACK")
     return [json.loads(text) for (text,) in rows]

@@ -54,6 +54,7 @@ class Detail:
     held_why: str = ""                    # a held entry: what the gate matched
     change: str = ""                      # the diff view: the change it is opened for
     causes: list[dict] = field(default_factory=list)   # and the events that made it
+    causes_truncated: bool = False        # the causes stop short (diff's bounds)
 
 
 class Session:

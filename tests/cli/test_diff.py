@@ -77,13 +77,13 @@ def test_exact_changes_and_causes(incident):
         {"scope": "", "entity": "e", "attribute": "a",
          "before": {"memory_id": "O2", "value": "v2"}, "after": {"memory_id": "O1", "value": "v1"},
          "markers_before": [], "markers_after": ["claim_disagrees"],
-         "causes": [quarantine, cause(7, day("05:00:00"), "write", "C1")]},
+         "causes": [quarantine, cause(7, day("05:00:00"), "write", "C1")], "causes_truncated": False},
         {"scope": "", "entity": "e", "attribute": "sum",
          "before": {"memory_id": "S1", "value": "v2"}, "after": None,
-         "markers_before": [], "markers_after": [], "causes": [quarantine]},
+         "markers_before": [], "markers_after": [], "causes": [quarantine], "causes_truncated": False},
         {"scope": "", "entity": "e", "attribute": "valid",
          "before": {"memory_id": "V1", "value": "until 04:30"}, "after": None,
-         "markers_before": [], "markers_after": [], "causes": []}]
+         "markers_before": [], "markers_after": [], "causes": [], "causes_truncated": False}]
 
 
 def test_the_window_is_open_at_from_and_closed_at_to(incident):

@@ -63,7 +63,8 @@ def change_row(n: int, change: dict) -> dict:
             "before_id": before and before["memory_id"], "after_id": after and after["memory_id"],
             "memory_id": side["memory_id"],
             "marks": badges(change["markers_after"]) or "",
-            "causes": change["causes"], "n_causes": len(change["causes"])}
+            "causes": change["causes"], "causes_truncated": change["causes_truncated"],
+            "n_causes": len(change["causes"])}
 
 
 def describe(row: dict) -> str:
@@ -192,6 +193,7 @@ class DiffScreen(InspectorScreen):
             self.app.call_from_thread(self._gone, pane, row["memory_id"])
             return
         detail.change, detail.causes = describe(row), row["causes"]
+        detail.causes_truncated = row["causes_truncated"]
         self.app.call_from_thread(pane.show, detail)
 
     @on(VirtualTable.Chosen)

@@ -23,6 +23,7 @@ from textual.strip import Strip
 
 from ..session import Detail
 from ...present.mask import mask_value
+from ...store.diff import TRUNCATED_CAUSES
 from ...present.text import safe, safe_value as value_text
 
 FIELDS = ("kind", "status", "held_reason", "source", "authority", "confidence", "scope", "subject",
@@ -208,6 +209,9 @@ class DetailPane(ScrollView, can_focus=True):
                 line.append("  ")
                 line.append_text(safe(cause["reason"], one_line=True, max_chars=60, style="italic"))
             blocks.append((line, cause["memory_id"]))
+        if d.causes_truncated:
+            blocks.append((Text(f"(more events further up, not listed: {TRUNCATED_CAUSES})",
+                                style="dim"), None))
         if not d.causes:
             blocks.append((Text("(no event in the window: a time the entries name was crossed)",
                                 style="dim"), None))
