@@ -29,7 +29,7 @@ from inspector.store.append import LogWriter, event_draft, init_store
 from inspector.store.logfile import store_paths
 from storegen import deep, entry
 
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "28"))
 CANARY = "zq-canary-7f3e"
 runner = CliRunner()
 

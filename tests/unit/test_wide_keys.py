@@ -16,7 +16,7 @@ from inspector.store.queries import sql
 SCOPE = st.text(alphabet="ab/:", max_size=8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(SCOPE, min_size=1, max_size=12))
 def test_the_scopes_seen_from_a_context_are_exactly_the_visible_ones(scopes):
     con = duckdb.connect()
