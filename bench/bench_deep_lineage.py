@@ -11,13 +11,18 @@ Stores (written under bench/out/deep-*, chained for real, with bench/synth.py's 
 - perkey:  n/3 days of an observation, a summary of its key and a rolling summary citing that
            summary and the day before (the rule looks below each summary for an observation
            of its own key that disagrees);
-- widekey: one key held in n scopes (a setting every tenant overrides), and a global entry.
+- widekey: one key held in n scopes (a setting every tenant overrides), and a global entry;
+- keysums: n/3 days of an observation of one of 1,000 keys, a rolling summary citing it and
+           the day before, and a summary of the key citing the rolling summary; ten keys
+           change value halfway (their later summaries rest on the old value: unsupported).
 Each figure is one `python -m inspector …` process after the first command has written the
 view: `beliefs`, `show` of the top, `lineage` of the bottom, `conflicts`, `scan`, and `diff`
 from before the first write (every entry written in the window), with peak RSS. Before the walks were made linear (2026-12-02), a 20,000-deep chain made `beliefs` fail
 after 110 s at 19 GB, `show` take 49 s, and 10,000 rolling summaries made `scan` take 69 s
 at 16 GB; 20,000 scopes of one key made `beliefs` and `conflicts` take 14-16 s. Before its
-causes were bounded, `diff` over a 2,000-deep chain took 32 s and 6 GB for 440 MB of JSON. Not a test:
+causes were bounded, `diff` over a 2,000-deep chain took 32 s and 6 GB for 440 MB of JSON.
+Before only keys holding two or more values were walked for contradictions, keysums over
+20,000 days (60,000 entries) made `beliefs` take 134 s and 15 GB. Not a test:
 it prints, it does not judge.
 """
 
@@ -77,8 +82,23 @@ def widekey(w: Writer, n: int) -> tuple[str, str]:
     return f"T{n - 1}", "G"
 
 
+def keysums(w: Writer, n: int) -> tuple[str, str]:
+    days = n // 3
+    for i in range(days):
+        key = f"k{i % 1000}"
+        value = f"{key} new" if i >= days // 2 and i % 1000 < 10 else key
+        w.emit("write", entry(f"O{i}", "user", key, value, "observation", "tool:x", "", w.stamp(), 1),
+               "agent:1")
+        w.emit("write", entry(f"R{i}", "user", "rolling", f"day {i}", "summary", "agent:1", "",
+                              w.stamp(), 1, justification=[f"O{i}"] + ([f"R{i - 1}"] if i else [])),
+               "agent:1")
+        w.emit("write", entry(f"S{i}", "user", key, value, "summary", "agent:1", "", w.stamp(), 1,
+                              justification=[f"R{i}"]), "agent:1")
+    return f"S{days - 1}", "O0"
+
+
 SHAPES = {"chain": lambda w, n: chain(w, n, False), "samekey": lambda w, n: chain(w, n, True),
-          "rolling": rolling, "perkey": perkey, "widekey": widekey}
+          "rolling": rolling, "perkey": perkey, "widekey": widekey, "keysums": keysums}
 
 
 def build(shape: str, depth: int) -> tuple[Path, str, str]:

@@ -31,8 +31,10 @@ WHERE v.entity IS NOT NULL AND v.malformed IS NULL    -- a malformed entry is ne
 -- the observations they cite).
 -- No part holds a row per (summary, ancestor): a chain of 20,000 summaries, each citing the
 -- one before, once needed tens of GB.
--- - `below`: every node a summary reaches, with the summary's key, for the keys some
---   observation also has (only there can such an observation contradict it);
+-- - `torn`: the keys whose observations and summaries hold two or more values (only there can
+--   an observation contradict a summary: most keys agree, and a key summarized above a long
+--   shared chain, a rolling summary, is then never walked at all);
+-- - `below`: every node a summary of such a key reaches, with the summary's key;
 -- - `seen`: inside `below`, walking up from those observations, what values of the key each
 --   node rests on, kept as one value or "two or more" (a row changes at most twice: USING
 --   KEY keeps one row a node and key; a value is its JSON text, '' for null);
@@ -57,9 +59,15 @@ cite_ok AS MATERIALIZED (
     FROM cite c LEFT JOIN st t ON t.memory_id = c.dst
 ),
 edge AS MATERIALIZED (SELECT DISTINCT memory_id AS src, unnest(justification) AS dst FROM st),
+torn AS MATERIALIZED (
+    SELECT entity, attribute FROM st WHERE kind IN ('observation', 'summary')
+    GROUP BY entity, attribute
+    HAVING bool_or(kind = 'summary') AND bool_or(kind = 'observation')
+       AND count(DISTINCT coalesce(value::VARCHAR, '')) > 1
+),
 seed AS MATERIALIZED (
     SELECT memory_id, entity, attribute, coalesce(value::VARCHAR, '') AS value FROM st
-    WHERE kind = 'observation' AND (entity, attribute) IN (SELECT (entity, attribute) FROM summ)
+    WHERE kind = 'observation' AND (entity, attribute) IN (SELECT (entity, attribute) FROM torn)
 ),
 below(node, entity, attribute) AS (
     SELECT memory_id, entity, attribute FROM summ

@@ -99,6 +99,28 @@ def test_per_key_summaries_under_a_rolling_summary_are_judged_within_the_cap(tmp
     assert support["S5001"] == (True, 0) and support["R9999"] == (False, None)
 
 
+def test_key_summaries_citing_a_rolling_summary_walk_only_the_keys_that_changed(tmp_path):
+    # Day i: O_i observes key k(i % 1000); R_i, the rolling summary, cites O_i and R_(i-1);
+    # S_i summarizes O_i's key citing R_i. Every key keeps its value but k0, which O3000
+    # changes: S3000, S4000 and S5000 say the new value and rest on O0's old one. Walking
+    # down from every key summary would tag the 12,000 chain entries with each of the 1,000
+    # keys (15 GB at 20,000 days); only k0's summaries are walked.
+    events = []
+    for i in range(6000):
+        key = f"k{i % 1000}"
+        value = f"{key} new" if key == "k0" and i >= 3000 else key
+        events.append((AT, "write", entry(f"O{i}", "user", key, value)))
+        events.append((AT, "write", entry(f"R{i}", "user", "rolling", f"day {i}", kind="summary",
+                                          source="agent:1",
+                                          justification=[f"O{i}"] + ([f"R{i - 1}"] if i else []))))
+        events.append((AT, "write", entry(f"S{i}", "user", key, value, kind="summary",
+                                          source="agent:1", justification=[f"R{i}"])))
+    support = _support(_capped(write_store(tmp_path, events)))
+    assert len(support) == 12000
+    assert sorted(m for m, (s, _) in support.items() if not s) == ["S3000", "S4000", "S5000"]
+    assert support["S2000"] == (True, 0) and support["R5999"] == (True, 0)
+
+
 def test_a_cycle_at_the_top_of_a_long_chain_unsupports_only_the_cycle(tmp_path):
     events = _chain(5000)
     # X and Y cite each other and the chain's top: a cycle resting on a supported chain.
