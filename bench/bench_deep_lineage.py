@@ -17,13 +17,14 @@ Stores (written under bench/out/deep-*, chained for real, with bench/synth.py's 
            change value halfway (their later summaries rest on the old value: unsupported).
 Each figure is one `python -m inspector …` process after the first command has written the
 view: `beliefs`, `show` of the top, `lineage` of the bottom, `conflicts`, `scan`, and `diff`
-from before the first write (every entry written in the window), with peak RSS. Before the walks were made linear (2026-12-02), a 20,000-deep chain made `beliefs` fail
-after 110 s at 19 GB, `show` take 49 s, and 10,000 rolling summaries made `scan` take 69 s
-at 16 GB; 20,000 scopes of one key made `beliefs` and `conflicts` take 14-16 s. Before its
-causes were bounded, `diff` over a 2,000-deep chain took 32 s and 6 GB for 440 MB of JSON.
-Before only keys holding two or more values were walked for contradictions, keysums over
-20,000 days (60,000 entries) made `beliefs` take 134 s and 15 GB. Not a test:
-it prints, it does not judge.
+from before the first write (every entry written in the window), with peak RSS.
+
+Before the walks were made linear (2026-12-02), a 20,000-deep chain made `beliefs` fail after
+110 s at 19 GB, `show` take 49 s, and 10,000 rolling summaries made `scan` take 69 s at 16 GB;
+20,000 scopes of one key made `beliefs` and `conflicts` take 14-16 s. Before its causes were
+bounded, `diff` over a 2,000-deep chain took 32 s and 6 GB for 440 MB of JSON. Before only
+keys holding two or more values were walked for contradictions, keysums over 20,000 days
+(60,000 entries) made `beliefs` take 134 s and 15 GB. Not a test: it prints, it does not judge.
 """
 
 from __future__ import annotations

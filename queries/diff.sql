@@ -39,9 +39,9 @@ down(id) AS (
 SELECT id FROM down
 
 -- name: diff_keys_create
--- The keys whose beliefs can differ between $t1 and $t2: keys those entries had up to $t2, and keys of entries
--- whose observed_at, valid_from or valid_to lies in ($t1, $t2] (the knowledge and valid times
--- cross it).
+-- The keys whose beliefs can differ between $t1 and $t2: keys the entries of diff_reach had
+-- up to $t2, and keys of entries whose observed_at, valid_from or valid_to lies in ($t1, $t2]
+-- (the knowledge and valid times cross it).
 CREATE OR REPLACE TEMP TABLE diff_keys AS
 WITH
 timed AS (

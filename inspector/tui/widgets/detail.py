@@ -23,8 +23,8 @@ from textual.strip import Strip
 
 from ..session import Detail
 from ...present.mask import mask_value
-from ...store.diff import TRUNCATED_CAUSES
 from ...present.text import safe, safe_value as value_text
+from ...store.diff import TRUNCATED_CAUSES
 
 FIELDS = ("kind", "status", "held_reason", "source", "authority", "confidence", "scope", "subject",
           "observed_at", "valid_from", "valid_to", "expires_at", "context", "sensitivity",
