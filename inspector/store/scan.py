@@ -8,12 +8,17 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import beliefs, detect, gate, jsonsafe, lineage, policy
+from .detect import batch
 from .load import Store
 from .model import SEVERITIES, now_utc
 from .queries import sql
 
 # Pruning rounds before the rest of the edges go to Tarjan's walk (scan._cycles).
 CYCLE_PRUNE_ROUNDS = 8
+# Entries whose texts are judged at once (detect.batch: shared with a child process a core
+# when large enough); progress and cancel are checked between them. A child starts cold for
+# each, so fewer, larger chunks are quicker and cancel later.
+TEXT_CHUNK = 125_000
 
 RULES = {
     "poison.rule_from_untrusted": "high", "secret.value": "high", "scope.leak": "high",
@@ -123,29 +128,51 @@ def _contested(store: Store) -> list[Finding]:
 
 
 def _text(store: Store, progress: Progress | None, cancelled: Callable[[], bool] | None) -> list[Finding]:
-    rows = store.con.execute(sql("scan_text_entries")).fetchall()
+    query = sql("scan_text_entries")
+    total = store.con.execute(f"SELECT count(*) FROM ({query})").fetchone()[0]
+    rows = store.con.execute(query)
     found: list[Finding] = []
-    for n, (m, status, source, scope, layer, subject, sensitivity, value) in enumerate(rows):
-        if n % 2000 == 0:
-            if cancelled and cancelled():
-                raise Cancelled()
-            if progress:
-                progress(0.5 + 0.5 * n / max(1, len(rows)), "reading values")
-        entry = {"source": source, "scope": scope, "layer": layer, "value": jsonsafe.loads_stored(value) if value else None}
-        found.extend(_text_findings(m, status, entry, subject, sensitivity))
+    for start in range(0, total, TEXT_CHUNK):
+        if cancelled and cancelled():
+            raise Cancelled()
+        if progress:
+            progress(0.5 + 0.5 * start / max(1, total), "reading values")
+        chunk = [(m, status, {"source": source, "scope": scope, "layer": layer,
+                              "value": jsonsafe.loads_stored(value) if value else None},
+                  subject, sensitivity)
+                 for m, status, source, scope, layer, subject, sensitivity, value
+                 in rows.fetchmany(TEXT_CHUNK)]
+        judged = batch.judge(*_questions(chunk))
+        for m, status, entry, subject, sensitivity in chunk:
+            found.extend(_text_findings(m, status, entry, subject, sensitivity, judged))
     return found
 
 
-def _text_findings(m: str, status: str, entry: dict, subject, sensitivity) -> list[Finding]:
+def _questions(chunk: list[tuple]) -> tuple[list[str], list[str]]:
+    """The texts _text_findings asks secret of (live entries) and rule_shape of (active ones
+    from untrusted sources)."""
+    secret_texts: list[str] = []
+    rule_texts: list[str] = []
+    for _, status, entry, _, _ in chunk:
+        texts = detect.texts_of(entry["value"])
+        if status in ("active", "held"):
+            secret_texts += texts
+        if status == "active" and not gate.is_trusted(entry):
+            rule_texts += texts
+    return secret_texts, rule_texts
+
+
+def _text_findings(m: str, status: str, entry: dict, subject, sensitivity,
+                   judged: batch.Judged | None = None) -> list[Finding]:
     out = []
     if status == "active" and not gate.is_trusted(entry):
-        hit = gate.rule_finding(entry)
+        hit = gate.rule_finding(entry, judged)
         if hit or entry["layer"] == "procedural":
             why = f"{hit.category}: {hit.excerpt!r}" if hit else "a procedural entry"
             out.append(Finding("poison.rule_from_untrusted", m, f"{m} is an instruction to the agent "
                                                                 f"({why}) from untrusted {entry['source']}"))
     if status in ("active", "held"):
-        hit = gate.secret_finding(entry)
+        hit = gate.secret_finding(entry, judged)
         if hit:
             out.append(Finding("secret.value", m, f"{m}'s value looks like a credential ({hit.category}: "
                                                   f"{hit.excerpt}); rotate it and erase the entry"))

@@ -157,3 +157,39 @@ def test_a_feed_holds_the_same_through_the_batch(tmp_path, monkeypatch, parallel
     held = results[1]["held_ids"]
     assert held["m1"] == "rule_from_untrusted_source" and held["stored"] == "rule_from_untrusted_source"
     assert results[1]["held"] == len(held) > 100
+
+
+@pytest.mark.parametrize("shared_", [False, True])
+def test_scan_finds_what_each_text_asked_alone_finds(tmp_path, monkeypatch, shared_):
+    """scan judges its entries' texts a chunk at a time (TEXT_CHUNK, small here so that chunk
+    edges fall inside the store): the findings are those of each text asked on its own."""
+    from inspector.store import scan
+    from inspector.store.load import Store
+
+    statuses = ["active", "active", "held", "quarantined"]
+    sources = ["web:news.example", "web:x", "operator:o", "user:1"]
+    events = []
+    for n, text in enumerate(corpus_texts()):
+        events.append(("2025-01-01T00:00:00Z", "write", entry(
+            f"m{n:04}", entity=f"user:{n % 7}", attribute=f"note{n}",
+            value={"text": text} if n % 3 == 0 else text, status=statuses[n % 4],
+            source=sources[n % 4], scope="user:1" if n % 4 == 3 else "",
+            layer="procedural" if n % 11 == 0 else "semantic")))
+    root = write_store(tmp_path / "s", events)
+    text_rules = ("poison.rule_from_untrusted", "secret.value", "pii.no_subject")
+
+    def findings() -> list[tuple[str, str, str]]:
+        return [(f.rule, f.memory_id, f.message) for f in scan.scan(Store(root, warn=False))
+                if f.rule in text_rules]
+
+    ask(monkeypatch, "alone")
+    alone = findings()
+    ask(monkeypatch, "batch", shared_)
+    monkeypatch.setattr(scan, "TEXT_CHUNK", 37)
+    asked = []
+    judge = batch.judge
+    monkeypatch.setattr(batch, "judge", lambda s, r: asked.append((len(s), len(r))) or judge(s, r))
+    assert findings() == alone
+    assert len(asked) == -(-len(events) // 37)          # one batch a chunk of entries
+    counts = {rule: sum(f[0] == rule for f in alone) for rule in text_rules}
+    assert counts == {"poison.rule_from_untrusted": 85, "secret.value": 3, "pii.no_subject": 32}
