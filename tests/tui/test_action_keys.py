@@ -329,6 +329,48 @@ def test_s_scans_again_and_finds_what_was_written_since(tmp_path):
     assert ("secret.value", "K1") in run(main())
 
 
+def test_a_scan_stopped_by_a_newer_one_does_not_say_stopped_over_its_result(tmp_path):
+    """`s` while a scan runs starts another (the first is cancelled): the first, noticing its
+    cancel only after the second has shown its findings, must not overwrite them with "scan
+    stopped"."""
+    import threading
+
+    from textual.widgets import Static
+
+    from inspector.store import scan
+    store = private_copy("multi-tenant", tmp_path / "store")
+    second_done, first_gone = threading.Event(), threading.Event()
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            real, calls, set_count = app.session.findings, [], app.set_count
+
+            def findings(rescan, progress, cancelled):
+                calls.append(rescan)
+                if len(calls) == 1:             # the first scan: cancelled, and late to notice
+                    second_done.wait(20)
+                    first_gone.set()
+                    raise scan.Cancelled()
+                return real(rescan, progress, cancelled)
+
+            def counted(name, n):               # the second scan's findings are shown
+                set_count(name, n)
+                if name == "findings":
+                    second_done.set()
+            app.session.findings, app.set_count = findings, counted
+            await pilot.press("5")
+            await until(pilot, lambda: len(calls) == 1, what="the first scan")
+            await pilot.press("s")
+            await until(pilot, first_gone.is_set, what="the first scan to stop")
+            await until(pilot, lambda: "findings" in app.status.counts, what="the second scan")
+            await pilot.pause(0.3)
+            return str(app.screen.query_one("#scan-status", Static).content)
+    status = run(main())
+    assert status.strip() == "2 findings: 0 high  2 medium  0 low"
+
+
 def test_v_verifies_the_chain_again_and_shows_a_tampered_line(tmp_path):
     store = private_copy("refund-window", tmp_path / "store")
 

@@ -36,6 +36,7 @@ class FindingsScreen(EntryTableScreen):
     BINDINGS = [Binding("s", "scan", "scan", id="findings.scan"),
                 Binding("ctrl+c", "stop", "stop", show=False, id="findings.stop")]
     found: list[dict] | None = None      # the last scan's findings, every one
+    scans_started = 0                    # a stopped scan says so only if no other began since
     rows: list[dict] = []                # those whose entry is still active or held
 
     def columns(self) -> list[Column]:
@@ -87,6 +88,8 @@ class FindingsScreen(EntryTableScreen):
         worker = get_current_worker()
         bar = self.query_one("#scan-progress", ProgressBar)
         status = self.query_one("#scan-status", Static)
+        self.scans_started += 1
+        mine = self.scans_started
         self.app.call_from_thread(status.update, Text("scanning …", style="italic"))
 
         def progress(fraction: float, label: str) -> None:
@@ -94,7 +97,9 @@ class FindingsScreen(EntryTableScreen):
         try:
             self.found = self.app.session.findings(rescan, progress, lambda: worker.is_cancelled)
         except scan.Cancelled:
-            self.app.call_from_thread(status.update, Text("scan stopped", style="yellow"))
+            # Stopped by the key, or by a scan started since (exclusive): only the first says so.
+            if mine == self.scans_started:
+                self.app.call_from_thread(status.update, Text("scan stopped", style="yellow"))
             return
         self.app.call_from_thread(bar.update, progress=1.0)
         self._show_live()
