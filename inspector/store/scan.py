@@ -130,7 +130,7 @@ def _contested(store: Store) -> list[Finding]:
 def _text(store: Store, progress: Progress | None, cancelled: Callable[[], bool] | None) -> list[Finding]:
     query = sql("scan_text_entries")
     total = store.con.execute(f"SELECT count(*) FROM ({query})").fetchone()[0]
-    rows = store.con.execute(query)
+    rows = store.con.execute(query)     # fetched a chunk at a time: nothing else runs on con
     found: list[Finding] = []
     for start in range(0, total, TEXT_CHUNK):
         if cancelled and cancelled():

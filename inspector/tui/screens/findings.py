@@ -97,7 +97,8 @@ class FindingsScreen(EntryTableScreen):
         try:
             self.found = self.app.session.findings(rescan, progress, lambda: worker.is_cancelled)
         except scan.Cancelled:
-            # Stopped by the key, or by a scan started since (exclusive): only the first says so.
+            # Stopped by ctrl+c, or by a scan started since (the workers are exclusive): only
+            # the latest scan's stop is shown, never over a newer scan's findings.
             if mine == self.scans_started:
                 self.app.call_from_thread(status.update, Text("scan stopped", style="yellow"))
             return
