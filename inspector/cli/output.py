@@ -53,6 +53,21 @@ def print_json(document: Any) -> None:
     sys.stdout.write(dumps(document) + "\n")
 
 
+def print_json_list(key: str, items: Iterable[Any], rest: Mapping[str, Any]) -> None:
+    """print_json({key: list(items), **rest}) without holding the list: each item is written
+    as it comes, indented as the whole document would indent it (JSON text holds no raw line
+    break, so its lines are its structure)."""
+    out = sys.stdout
+    out.write("{\n  " + dumps(key) + ": [")
+    empty = True
+    for item in items:
+        out.write(("\n" if empty else ",\n") + "\n".join("    " + part for part in dumps(item).split("\n")))
+        empty = False
+    out.write("]" if empty else "\n  ]")
+    tail = dumps(dict(rest))
+    out.write((",\n" + tail[2:] if rest else "\n}") + "\n")
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 

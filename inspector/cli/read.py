@@ -50,11 +50,13 @@ def beliefs(store: Path, context: Optional[str] = typer.Option(None, "--context"
         spec = beliefs_mod.ViewSpec(context, moment)
         loaded = open_store(store, scope)
         beliefs_mod.materialize(loaded.con, spec)
-        rows = [beliefs_mod.belief_json(r) for r in beliefs_mod.all_beliefs(loaded.con)]
-        doc = {"beliefs": rows, "context": context, "as_of": format_time(moment.tk),
-               "valid_at": format_time(moment.tv), "rule": beliefs_mod.RULE_NOTE}
+        rest = {"context": context, "as_of": format_time(moment.tk),
+                "valid_at": format_time(moment.tv), "rule": beliefs_mod.RULE_NOTE}
         if as_json:
-            return output.print_json(doc)
+            return output.print_json_list("beliefs", map(beliefs_mod.belief_json,
+                                                         beliefs_mod.each_belief(loaded.con)), rest)
+        rows = [beliefs_mod.belief_json(r) for r in beliefs_mod.all_beliefs(loaded.con)]
+        doc = {"beliefs": rows, **rest}
         output.print_beliefs(doc, display(loaded.con, [r["memory_id"] for r in rows], wide, reveal_secrets))
     run(go)
 
@@ -175,8 +177,11 @@ def _audit_log(store: Path, since: Optional[str], until: Optional[str], memory: 
         raise BadInput("--log lists events; --verify and --expect-head check the chain: run them "
                        "as two commands")
     t1, t2 = time_option(since, "--since"), time_option(until, "--until")
-    doc = auditlog.document(open_store(store).con, t1, t2, memory)
-    output.print_json(doc) if as_json else output.print_audit_log(doc, output.Display(wide))
+    loaded = open_store(store)
+    if as_json:
+        return output.print_json_list("events", auditlog.each_event(loaded.con, t1, t2, memory),
+                                      auditlog.filters(t1, t2, memory))
+    output.print_audit_log(auditlog.document(loaded.con, t1, t2, memory), output.Display(wide))
 
 
 def audit_summary(store: Store) -> dict:

@@ -8,6 +8,7 @@ keyed entry as of the knowledge time, with support and effective authority) and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 from datetime import datetime, timedelta
 
 import duckdb
@@ -166,6 +167,15 @@ def page(con: duckdb.DuckDBPyConnection, first: int, last: int) -> list[dict]:
 
 def all_beliefs(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return page(con, 1, 2**62)
+
+
+def each_belief(con: duckdb.DuckDBPyConnection, page_size: int = 5000) -> Iterator[dict]:
+    """The materialized belief table's rows in order, a page at a time (a whole table of a
+    large store as dicts at once held over a GB)."""
+    first = 1
+    while rows := page(con, first, first + page_size - 1):
+        yield from rows
+        first += page_size
 
 
 def rivals(con: duckdb.DuckDBPyConnection, spec: ViewSpec, entity: str, attribute: str,

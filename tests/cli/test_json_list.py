@@ -1,0 +1,43 @@
+"""A list command's JSON written item by item (output.print_json_list, `beliefs --json`) is the
+text the whole document would have been, also for hostile values: so a million-event store's
+157,831 beliefs need not sit in memory as one document to be printed."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+from inspector.cli import output
+
+HOSTILE = "\x1b[2J\u202e\u200b\ud800 \"quoted\" \\ back \n new line \u2028"
+ROWS = [{"scope": "", "value": {"nested": [1, 2.5, None, True]}, "markers": []},
+        {"scope": "tenant:a", "value": HOSTILE, "markers": ["contested"], "empty": {}},
+        {"scope": "t", "value": [], "n": 0}]
+REST = {"context": None, "as_of": "2030-01-01T00:00:00Z", "rule": "by the rule"}
+
+
+def written(fn, *args) -> str:
+    out, sys.stdout = sys.stdout, io.StringIO()
+    try:
+        fn(*args)
+        return sys.stdout.getvalue()
+    finally:
+        sys.stdout = out
+
+
+@pytest.mark.parametrize("rows", [ROWS, ROWS[:1], []], ids=["three", "one", "none"])
+@pytest.mark.parametrize("rest", [REST, {}], ids=["rest", "no-rest"])
+def test_item_by_item_is_the_whole_document_s_text(rows, rest):
+    whole = written(output.print_json, {"beliefs": rows, **rest})
+    assert written(output.print_json_list, "beliefs", iter(rows), rest) == whole
+    assert json.loads(whole) == json.loads(json.dumps({"beliefs": rows, **rest}))
+
+
+def test_an_item_json_cannot_write_bare_is_written_compact_and_still_parses():
+    rows = [{"value": float("nan")}, {"value": 1}]
+    text = written(output.print_json_list, "beliefs", iter(rows), REST)
+    assert json.loads(text) == {"beliefs": [{"value": "NaN"}, {"value": 1}], **REST}
+    assert "\x1b" not in written(output.print_json_list, "beliefs", iter(ROWS), REST)
