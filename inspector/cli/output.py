@@ -60,12 +60,29 @@ def print_json_list(key: str, items: Iterable[Any], rest: Mapping[str, Any]) -> 
     out = sys.stdout
     out.write("{\n  " + dumps(key) + ": [")
     empty = True
-    for item in items:
-        out.write(("\n" if empty else ",\n") + "\n".join("    " + part for part in dumps(item).split("\n")))
+    for page in _pages(items, 1000):
+        text = dumps(page)              # "[\n  {...},\n  {...}\n]", or compact (a NaN: dumps)
+        if text.startswith("[\n"):
+            body = "\n".join("  " + part for part in text[2:-2].split("\n"))
+        else:
+            body = ",\n".join("\n".join("    " + part for part in dumps(item).split("\n"))
+                               for item in page)
+        out.write(("\n" if empty else ",\n") + body)
         empty = False
     out.write("]" if empty else "\n  ]")
     tail = dumps(dict(rest))
     out.write((",\n" + tail[2:] if rest else "\n}") + "\n")
+
+
+def _pages(items: Iterable[Any], size: int) -> Iterable[list]:
+    page: list = []
+    for item in items:
+        page.append(item)
+        if len(page) == size:
+            yield page
+            page = []
+    if page:
+        yield page
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -36,8 +36,16 @@ def test_item_by_item_is_the_whole_document_s_text(rows, rest):
     assert json.loads(whole) == json.loads(json.dumps({"beliefs": rows, **rest}))
 
 
+def test_pages_of_rows_are_the_whole_document_s_text():
+    rows = [{"n": n, "value": [HOSTILE, {"k": n}], "markers": []} for n in range(2500)]
+    whole = written(output.print_json, {"beliefs": rows, **REST})
+    assert written(output.print_json_list, "beliefs", iter(rows), REST) == whole
+
+
 def test_an_item_json_cannot_write_bare_is_written_compact_and_still_parses():
-    rows = [{"value": float("nan")}, {"value": 1}]
+    rows = [{"value": [1, {"k": 2}]}, {"value": float("nan")}, {"value": 1}]
     text = written(output.print_json_list, "beliefs", iter(rows), REST)
-    assert json.loads(text) == {"beliefs": [{"value": "NaN"}, {"value": 1}], **REST}
+    assert json.loads(text) == {"beliefs": [{"value": [1, {"k": 2}]}, {"value": "NaN"},
+                                            {"value": 1}], **REST}
+    assert '\n    {\n      "value": [\n        1,' in text      # its page's others stay indented
     assert "\x1b" not in written(output.print_json_list, "beliefs", iter(ROWS), REST)
