@@ -54,24 +54,27 @@ def print_json(document: Any) -> None:
 
 
 def print_json_list(key: str, items: Iterable[Any], rest: Mapping[str, Any]) -> None:
-    """print_json({key: list(items), **rest}) without holding the list: each item is written
-    as it comes, indented as the whole document would indent it (JSON text holds no raw line
-    break, so its lines are its structure)."""
+    """print_json({key: list(items), **rest}) without holding the list: the items are written
+    a page of 1,000 at a time, indented as the whole document would indent them (JSON text
+    holds no raw line break, so its lines are its structure)."""
     out = sys.stdout
     out.write("{\n  " + dumps(key) + ": [")
     empty = True
     for page in _pages(items, 1000):
         text = dumps(page)              # "[\n  {...},\n  {...}\n]", or compact (a NaN: dumps)
         if text.startswith("[\n"):
-            body = "\n".join("  " + part for part in text[2:-2].split("\n"))
+            body = _indented(text[2:-2], "  ")
         else:
-            body = ",\n".join("\n".join("    " + part for part in dumps(item).split("\n"))
-                               for item in page)
+            body = ",\n".join(_indented(dumps(item), "    ") for item in page)
         out.write(("\n" if empty else ",\n") + body)
         empty = False
     out.write("]" if empty else "\n  ]")
     tail = dumps(dict(rest))
     out.write((",\n" + tail[2:] if rest else "\n}") + "\n")
+
+
+def _indented(text: str, prefix: str) -> str:
+    return "\n".join(prefix + line for line in text.split("\n"))
 
 
 def _pages(items: Iterable[Any], size: int) -> Iterable[list]:

@@ -8,8 +8,8 @@ keyed entry as of the knowledge time, with support and effective authority) and 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
 from datetime import datetime, timedelta
+from typing import Iterator
 
 import duckdb
 
