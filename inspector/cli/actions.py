@@ -13,7 +13,7 @@ from ..store.actions import Request
 from ..store.errors import BadInput
 from ..store.load import Store
 from ..store.registry import ACTIONS, Action, Option
-from . import output
+from . import jsonout, output
 from .common import app, operator_name, refuse_scope, run
 
 PRINTERS = {"plan": output.print_plan, "certificate": output.print_certificate}
@@ -83,7 +83,7 @@ def _command(action: Action):
             if not kw["dry_run"]:
                 plan = action.apply(store, plan)
             doc = plan.as_json(kw["dry_run"])
-            output.print_json(doc) if kw["as_json"] else PRINTERS[action.document](doc)
+            jsonout.print_json(doc) if kw["as_json"] else PRINTERS[action.document](doc)
         run(go)
 
     command.__signature__ = inspect.Signature(_parameters(action))

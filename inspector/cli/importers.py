@@ -12,7 +12,7 @@ from typing import Callable, Optional
 
 import typer
 
-from . import output
+from . import jsonout, output
 from .common import app, refuse_scope, run
 
 import_app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -38,7 +38,7 @@ def _run(scope: Optional[str], as_json: bool, work: Callable[[], dict],
         return work()
     doc = run(go)
     if as_json:
-        output.print_json(doc)
+        jsonout.print_json(doc)
     else:
         _print_summary(doc, headline(doc))
 

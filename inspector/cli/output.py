@@ -1,17 +1,14 @@
-"""How the command line prints: one JSON document, or Rich tables of sanitized text.
+"""How the command line prints for people: Rich tables of sanitized text (`--json` is
+jsonout.py).
 
 Every untrusted string goes through `inspector.present.text` (the one sanitizer); the console
-never parses markup, emoji codes or highlights, and JSON output escapes the code points a
-terminal would act on (DEL, C1, bidi controls) as well as the C0 controls JSON escapes.
-Human output never cuts an id, at any terminal width: id columns keep their whole width and
+never parses markup, emoji codes or highlights. Human output never cuts an id, at any terminal width: id columns keep their whole width and
 the other columns shrink; `--wide` shows whole values too. Values of secret entries are
 masked (`inspector.present.mask`) unless `--reveal-secrets`; `--json` carries them whole.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -20,73 +17,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..store import jsonsafe
 from ..store.diff import TRUNCATED_CAUSES
 from ..present.glyphs import MARK_LEGEND, SEVERITY_STYLE, badges
 from ..present.mask import shown_value
-from ..present.text import DANGEROUS, render, safe, safe_value as value_text
-
-# JSON escapes C0 itself; every other code point the sanitizer escapes is escaped here too.
-_TERMINAL_UNSAFE = re.compile(f"[{DANGEROUS}]")
-
-
-def _json_escape(match: re.Match) -> str:
-    code = ord(match.group())
-    if code > 0xFFFF:
-        code -= 0x10000
-        return "\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
-    return "\\u%04x" % code
-
-
-def dumps(document: Any) -> str:
-    """JSON text safe to print: these code points can only occur inside strings. A number that
-    is not finite (a malformed entry's) is written as the string "NaN", "Infinity" or
-    "-Infinity", as protobuf's JSON does: bare, they are not JSON."""
-    try:
-        text = json.dumps(document, ensure_ascii=False, indent=2, default=str, allow_nan=False)
-    except (RecursionError, ValueError):  # nested thousands deep, or NaN: compact, iterative
-        text = jsonsafe.iterative_dumps(document, default=str, nonfinite_as_text=True)
-    return _TERMINAL_UNSAFE.sub(_json_escape, text)
-
-
-def print_json(document: Any) -> None:
-    sys.stdout.write(dumps(document) + "\n")
-
-
-def print_json_list(key: str, items: Iterable[Any], rest: Mapping[str, Any]) -> None:
-    """print_json({key: list(items), **rest}) without holding the list: the items are written
-    a page of 1,000 at a time, indented as the whole document would indent them (JSON text
-    holds no raw line break, so its lines are its structure)."""
-    out = sys.stdout
-    out.write("{\n  " + dumps(key) + ": [")
-    empty = True
-    for page in _pages(items, 1000):
-        text = dumps(page)              # "[\n  {...},\n  {...}\n]", or compact (a NaN: dumps)
-        if text.startswith("[\n"):
-            body = _indented(text[2:-2], "  ")
-        else:
-            body = ",\n".join(_indented(dumps(item), "    ") for item in page)
-        out.write(("\n" if empty else ",\n") + body)
-        empty = False
-    out.write("]" if empty else "\n  ]")
-    tail = dumps(dict(rest))
-    out.write((",\n" + tail[2:] if rest else "\n}") + "\n")
-
-
-def _indented(text: str, prefix: str) -> str:
-    return "\n".join(prefix + line for line in text.split("\n"))
-
-
-def _pages(items: Iterable[Any], size: int) -> Iterable[list]:
-    page: list = []
-    for item in items:
-        page.append(item)
-        if len(page) == size:
-            yield page
-            page = []
-    if page:
-        yield page
-
+from ..present.text import render, safe, safe_value as value_text
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"

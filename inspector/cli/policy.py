@@ -10,7 +10,7 @@ import typer
 
 from ..store import policy as policy_mod
 from ..store.logfile import store_paths
-from . import output
+from . import jsonout, output
 from .common import JSON, NO_SCOPE, app, refuse_scope, run
 
 policy_app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -24,7 +24,7 @@ def show(store: Path, as_json: bool = JSON, scope: Optional[str] = NO_SCOPE):
         refuse_scope(scope, "policy show")
         doc = policy_mod.load(store_paths(store)).as_json()
         if as_json:
-            output.print_json(doc)
+            jsonout.print_json(doc)
             return
         out = output.console()
         output.line(out, f"policy: {doc['source']}  sha256:{doc['digest']}")

@@ -22,7 +22,7 @@ from ..store.load import Store
 from ..store.logfile import store_paths
 from ..store.model import format_time
 from ..store.queries import sql
-from . import output
+from . import jsonout, output
 from .common import JSON, NO_SCOPE, SCOPE, app, open_store, refuse_scope, run, time_option, where
 
 WIDE = typer.Option(False, "--wide", help="Show whole values and cut no column (lines may be "
@@ -53,7 +53,7 @@ def beliefs(store: Path, context: Optional[str] = typer.Option(None, "--context"
         rest = {"context": context, "as_of": format_time(moment.tk),
                 "valid_at": format_time(moment.tv), "rule": beliefs_mod.RULE_NOTE}
         if as_json:
-            return output.print_json_list("beliefs", map(beliefs_mod.belief_json,
+            return jsonout.print_json_list("beliefs", map(beliefs_mod.belief_json,
                                                          beliefs_mod.each_belief(loaded.con)), rest)
         rows = [beliefs_mod.belief_json(r) for r in beliefs_mod.all_beliefs(loaded.con)]
         doc = {"beliefs": rows, **rest}
@@ -69,7 +69,7 @@ def show(store: Path, memory_id: str = typer.Argument(..., metavar="ID"), as_jso
         loaded = open_store(store, scope)
         doc = entries.show(loaded.con, memory_id, where(loaded))
         if as_json:
-            return output.print_json(doc)
+            return jsonout.print_json(doc)
         ids = [memory_id] + [r["memory_id"] for r in doc["rivals"]]
         output.print_show(doc, display(loaded.con, ids, wide, reveal_secrets))
     run(go)
@@ -82,7 +82,7 @@ def held(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, wide: 
     def go():
         loaded = open_store(store, scope)
         doc = {"held": entries.held(loaded.con)}
-        output.print_json(doc) if as_json else output.print_held(doc, output.Display(wide, reveal_secrets))
+        jsonout.print_json(doc) if as_json else output.print_held(doc, output.Display(wide, reveal_secrets))
     run(go)
 
 
@@ -93,7 +93,7 @@ def conflicts(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, w
         loaded = open_store(store, scope)
         beliefs_mod.materialize(loaded.con, beliefs_mod.ViewSpec(None, beliefs_mod.Moment.resolve()))
         doc = {"conflicts": beliefs_mod.conflicts(loaded.con)}
-        output.print_json(doc) if as_json else output.print_conflicts(doc, output.Display(wide))
+        jsonout.print_json(doc) if as_json else output.print_conflicts(doc, output.Display(wide))
     run(go)
 
 
@@ -105,7 +105,7 @@ def lineage(store: Path, memory_id: str = typer.Argument(..., metavar="ID"), as_
         loaded = open_store(store, scope)
         entries.require(loaded.con, memory_id, where(loaded))
         doc = lineage_mod.lineage(loaded.con, memory_id).as_json()
-        output.print_json(doc) if as_json else output.print_lineage(doc)
+        jsonout.print_json(doc) if as_json else output.print_lineage(doc)
     run(go)
 
 
@@ -123,7 +123,7 @@ def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", m
         findings = scan_mod.scan(loaded)
         doc = {"findings": [f.as_json() for f in findings]}
         if as_json:
-            output.print_json(doc)
+            jsonout.print_json(doc)
         else:
             from ..report.incident import masked_findings
             shown = doc if reveal_secrets else {"findings": masked_findings(loaded, doc["findings"])}
@@ -165,7 +165,7 @@ def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Chec
                 view.discard(paths)       # never answer from a view of a log found tampered with
         else:
             doc = audit_summary(open_store(store))
-        output.print_json(doc) if as_json else output.print_audit(doc)
+        jsonout.print_json(doc) if as_json else output.print_audit(doc)
         if doc["ok"] is False:
             raise typer.Exit(1)
     run(go)
@@ -179,7 +179,7 @@ def _audit_log(store: Path, since: Optional[str], until: Optional[str], memory: 
     t1, t2 = time_option(since, "--since"), time_option(until, "--until")
     loaded = open_store(store)
     if as_json:
-        return output.print_json_list("events", auditlog.each_event(loaded.con, t1, t2, memory),
+        return jsonout.print_json_list("events", auditlog.each_event(loaded.con, t1, t2, memory),
                                       auditlog.filters(t1, t2, memory))
     output.print_audit_log(auditlog.document(loaded.con, t1, t2, memory), output.Display(wide))
 
@@ -208,7 +208,7 @@ def diff(store: Path,
         loaded = open_store(store, scope)
         doc = diff_mod.document(loaded.con, t1, t2, context)
         if as_json:
-            return output.print_json(doc)
+            return jsonout.print_json(doc)
         ids = [side["memory_id"] for c in doc["changes"] for side in (c["before"], c["after"]) if side]
         output.print_diff(doc, display(loaded.con, ids, wide, reveal_secrets))
     run(go)
@@ -232,7 +232,7 @@ def report(store: Path,
         t1, t2 = time_option(since, "--since"), time_option(until, "--until")
         written = report_mod.write(open_store(store), t1, t2, fmt, out)
         doc = written.as_json()
-        output.print_json(doc) if as_json else output.print_report(doc, written.in_reach)
+        jsonout.print_json(doc) if as_json else output.print_report(doc, written.in_reach)
         if as_json and not written.in_reach:
             output.say(f"note: {doc['path']} is outside the store's reports/ directory: erasure "
                        "will not find or delete it; keep it as carefully as the store")

@@ -10,7 +10,7 @@ import typer
 from ..store import ingest as ingest_mod
 from ..store.append import init_store
 from ..store.logfile import store_paths
-from . import output
+from . import jsonout, output
 from .common import JSON, NO_SCOPE, app, refuse_scope, run
 
 
@@ -35,7 +35,7 @@ def ingest(store: Path, feed: Path = typer.Argument(..., metavar="FILE", help="E
         refuse_scope(scope, "ingest")
         result = ingest_mod.ingest(store_paths(store), feed, actor=actor, skip_bad_lines=skip_bad_lines)
         if as_json:
-            output.print_json(result.as_json())
+            jsonout.print_json(result.as_json())
         else:
             output.print_ingest(result)
         if result.rejected and not skip_bad_lines:

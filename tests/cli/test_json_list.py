@@ -1,4 +1,4 @@
-"""A list command's JSON written item by item (output.print_json_list, `beliefs --json`) is the
+"""A list command's JSON written item by item (jsonout.print_json_list, `beliefs --json`) is the
 text the whole document would have been, also for hostile values: so a million-event store's
 157,831 beliefs need not sit in memory as one document to be printed."""
 
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from inspector.cli import output
+from inspector.cli import jsonout
 
 HOSTILE = "\x1b[2J\u202e\u200b\ud800 \"quoted\" \\ back \n new line \u2028"
 ROWS = [{"scope": "", "value": {"nested": [1, 2.5, None, True]}, "markers": []},
@@ -31,21 +31,21 @@ def written(fn, *args) -> str:
 @pytest.mark.parametrize("rows", [ROWS, ROWS[:1], []], ids=["three", "one", "none"])
 @pytest.mark.parametrize("rest", [REST, {}], ids=["rest", "no-rest"])
 def test_item_by_item_is_the_whole_document_s_text(rows, rest):
-    whole = written(output.print_json, {"beliefs": rows, **rest})
-    assert written(output.print_json_list, "beliefs", iter(rows), rest) == whole
+    whole = written(jsonout.print_json, {"beliefs": rows, **rest})
+    assert written(jsonout.print_json_list, "beliefs", iter(rows), rest) == whole
     assert json.loads(whole) == json.loads(json.dumps({"beliefs": rows, **rest}))
 
 
 def test_pages_of_rows_are_the_whole_document_s_text():
     rows = [{"n": n, "value": [HOSTILE, {"k": n}], "markers": []} for n in range(2500)]
-    whole = written(output.print_json, {"beliefs": rows, **REST})
-    assert written(output.print_json_list, "beliefs", iter(rows), REST) == whole
+    whole = written(jsonout.print_json, {"beliefs": rows, **REST})
+    assert written(jsonout.print_json_list, "beliefs", iter(rows), REST) == whole
 
 
 def test_an_item_json_cannot_write_bare_is_written_compact_and_still_parses():
     rows = [{"value": [1, {"k": 2}]}, {"value": float("nan")}, {"value": 1}]
-    text = written(output.print_json_list, "beliefs", iter(rows), REST)
+    text = written(jsonout.print_json_list, "beliefs", iter(rows), REST)
     assert json.loads(text) == {"beliefs": [{"value": [1, {"k": 2}]}, {"value": "NaN"},
                                             {"value": 1}], **REST}
     assert '\n    {\n      "value": [\n        1,' in text      # its page's others stay indented
-    assert "\x1b" not in written(output.print_json_list, "beliefs", iter(ROWS), REST)
+    assert "\x1b" not in written(jsonout.print_json_list, "beliefs", iter(ROWS), REST)
