@@ -13,14 +13,26 @@ CREATE OR REPLACE MACRO scopes_seen_from(ctx) AS
     list_distinct(list_prepend('', list_transform(range(1, len(string_split(ctx, '/')) + 1),
         lambda k: array_to_string(string_split(ctx, '/')[1:k], '/'))))
 
--- name: macro_state_at
+-- name: macro_state_replay
 -- DESIGN §3.1: the state of each entry is the after of its last event (by seq) with at <= tk.
-CREATE OR REPLACE MACRO state_at(tk) AS TABLE
+CREATE OR REPLACE MACRO state_replay(tk) AS TABLE
 SELECT v.*
 FROM versions v
 JOIN (SELECT memory_id, max(seq) AS seq FROM versions WHERE "at" <= tk GROUP BY memory_id) last
   ON v.memory_id = last.memory_id AND v.seq = last.seq
 WHERE v.entity IS NOT NULL AND v.malformed IS NULL    -- a malformed entry is never judged
+
+-- name: macro_state_at
+-- state_replay(tk), read from `entries` (each entry's last version) when tk is at or after
+-- every event's `at`, as it is for "now": then each entry's last event by seq is its last
+-- one, which `entries` already holds. Replaying a million versions to find it is a wide
+-- hash join: at 1M events (bench/out/store-1m) judging every entry took 0.8 s and peaked at
+-- 656-676 MB that way, 0.6 s and 629 MB this way.
+CREATE OR REPLACE MACRO state_at(tk) AS TABLE
+SELECT * EXCLUDE (state) FROM entries
+WHERE entity IS NOT NULL AND malformed IS NULL AND tk >= (SELECT max("at") FROM versions)
+UNION ALL
+SELECT * FROM state_replay(tk) WHERE tk < (SELECT max("at") FROM versions)
 
 -- name: macro_support_at
 -- DESIGN §3.2: which summaries are supported as of tk, and each one's effective authority.

@@ -40,15 +40,15 @@ SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create"
          "touched_create", "scope_create", "cites_create", "cites_seq_create", "base_attach_empty",
          *EMPTY_BASE, *OVERLAYS)
 MACROS = ("focus_keys_create", "focus_ids_create", "focus_key_entries_create",
-          "focus_versions_create", "macro_visible", "macro_state_at", "macro_support_at",
-          "macro_judged_at", "judged_create", "macro_pre_reason", "macro_beliefs_in",
-          "macro_load_checks")
+          "focus_versions_create", "macro_visible", "macro_state_replay", "macro_state_at",
+          "macro_support_at", "macro_judged_at", "judged_create", "macro_pre_reason",
+          "macro_beliefs_in", "macro_load_checks")
 # The belief macros once more, reading `focus_versions` (the entries judging a few keys needs)
 # instead of `versions`: each (statement, [(text, its replacement)]) must match exactly once.
 MACROS_FOCUSED = (
-    ("macro_state_at", [("MACRO state_at(", "MACRO state_at_focus("),
-                        ("FROM versions v\n", "FROM focus_versions v\n"),
-                        ("FROM versions WHERE", "FROM focus_versions WHERE")]),
+    ("macro_state_replay", [("MACRO state_replay(", "MACRO state_at_focus("),
+                            ("FROM versions v\n", "FROM focus_versions v\n"),
+                            ("FROM versions WHERE", "FROM focus_versions WHERE")]),
     ("macro_support_at", [("MACRO support_at(", "MACRO support_at_focus("),
                           ("FROM state_at(tk)", "FROM state_at_focus(tk)")]),
     ("macro_judged_at", [("MACRO judged_at(", "MACRO judged_at_focus("),

@@ -43,7 +43,7 @@ DYNAMIC = {
     "whole_entries", "whole_versions", "whole_edges",
     "scoped_entries", "scoped_versions", "scoped_edges",
     "focus_ids_create", "focus_versions_create",
-    "macro_visible", "macro_state_at", "macro_support_at", "macro_judged_at", "judged_create",
+    "macro_visible", "macro_state_replay", "macro_state_at", "macro_support_at", "macro_judged_at", "judged_create",
     "macro_pre_reason", "macro_beliefs_in",
     "versions_insert", "known_ids_insert", "entries_touch", "entries_forget", "entries_refresh",
     "edges_forget", "edges_refresh",
