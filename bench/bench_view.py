@@ -9,12 +9,13 @@ Each figure is one `python -m inspector …` process (Python's start included), 
 outside, with its peak RSS (/usr/bin/time). On a private copy of the store:
 - floor: DuckDB alone reading the log into a table (bench_load.FLOOR), in its own process;
 - cold: `held` with no `.inspector/` (reads the whole log, writes the view);
-- warm `show`, `held`, `lineage` (the view, nothing appended);
+- warm `show`, `held`, `lineage` (the view, nothing appended), best of three;
+- warm `beliefs`, `conflicts`, `scan` (every entry judged or checked), once each;
 - `ingest` of one entry (the agent's write path: view, gate, append);
 - tail catch-up: `held` after another process appended 1 and 1,000 lines;
 - `audit --verify`.
-Targets (issue 12): warm ≤ 10% of cold, ingest and catch-up ≤ 15%, warm RSS ≤ 500 MB,
-verify ≤ 4x the floor. Not a test: it prints, it does not judge.
+Targets (issue 12): warm ≤ 10% of cold (show, held, lineage), ingest and catch-up ≤ 15%,
+warm RSS ≤ 500 MB (every warm command), verify ≤ 4x the floor. Not a test: it prints, it does not judge.
 """
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ def measure(source: Path, label: str) -> dict:
                            ("warm held", ("held", str(root), "--json")),
                            ("warm lineage", ("lineage", str(root), lineage_id, "--json"))):
             row[name] = min((run(*args) for _ in range(3)), key=lambda r: r[0])
+        # The commands that judge or check every entry: once each (seconds apiece).
+        for name in ("beliefs", "conflicts", "scan"):
+            row[f"warm {name}"] = run(name, str(root), "--json")
         one = work / "one.jsonl"
         one.write_text(json.dumps({
             "id": "BENCH-ONE", "entity": "user:bench", "attribute": "home_city", "value": "Lyon",

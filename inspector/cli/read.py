@@ -92,8 +92,10 @@ def conflicts(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, w
     def go():
         loaded = open_store(store, scope)
         beliefs_mod.materialize(loaded.con, beliefs_mod.ViewSpec(None, beliefs_mod.Moment.resolve()))
-        doc = {"conflicts": beliefs_mod.conflicts(loaded.con)}
-        jsonout.print_json(doc) if as_json else output.print_conflicts(doc, output.Display(wide))
+        if as_json:
+            return jsonout.print_json_list("conflicts", beliefs_mod.each_conflict(loaded.con), {})
+        output.print_conflicts({"conflicts": beliefs_mod.conflicts(loaded.con)},
+                               output.Display(wide))
     run(go)
 
 

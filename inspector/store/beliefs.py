@@ -204,6 +204,15 @@ def why(rows: list[dict]) -> str:
 
 def conflicts(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Every marker of the materialized belief table with the ids that cause it."""
-    return [{"scope": r["scope"], "entity": r["entity"], "attribute": r["attribute"],
-             "marker": r["marker"], "memory_ids": list(r["memory_ids"])}
-            for r in _rows(con.execute(sql("conflicts")))]
+    return list(each_conflict(con))
+
+
+def each_conflict(con: duckdb.DuckDBPyConnection, page_size: int = 5000) -> Iterator[dict]:
+    """conflicts(), read a page at a time (a large store has tens of thousands)."""
+    cursor = con.execute(sql("conflicts"))
+    names = [d[0] for d in cursor.description]
+    while rows := cursor.fetchmany(page_size):
+        for row in rows:
+            r = dict(zip(names, row))
+            yield {"scope": r["scope"], "entity": r["entity"], "attribute": r["attribute"],
+                   "marker": r["marker"], "memory_ids": list(r["memory_ids"])}

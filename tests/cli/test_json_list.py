@@ -49,3 +49,20 @@ def test_an_item_json_cannot_write_bare_is_written_compact_and_still_parses():
                                             {"value": 1}], **REST}
     assert '\n    {\n      "value": [\n        1,' in text      # its page's others stay indented
     assert "\x1b" not in written(jsonout.print_json_list, "beliefs", iter(ROWS), REST)
+
+
+def test_conflicts_written_page_by_page_are_the_whole_document_s_text(sample, monkeypatch):
+    """`conflicts --json` writes its rows as it reads them: with pages of one row, the text is
+    the whole document's, and every marker of moved-city is there in order."""
+    from inspector.store import beliefs as beliefs_mod
+    from inspector.store.load import Store
+
+    loaded = Store(sample("moved-city"))
+    beliefs_mod.materialize(loaded.con, beliefs_mod.ViewSpec(None, beliefs_mod.Moment.resolve()))
+    whole = beliefs_mod.conflicts(loaded.con)
+    assert [(c["marker"], c["memory_ids"]) for c in whole] == [
+        ("inference_disagrees", ["H1", "H3"]), ("vetoed_newer", ["H1", "H4"])]
+    paged = list(beliefs_mod.each_conflict(loaded.con, page_size=1))
+    assert paged == whole
+    assert written(jsonout.print_json_list, "conflicts", iter(paged), {}) == \
+        written(jsonout.print_json, {"conflicts": whole})
