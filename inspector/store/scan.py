@@ -136,7 +136,7 @@ def _text(store: Store, progress: Progress | None, cancelled: Callable[[], bool]
         if cancelled and cancelled():
             raise Cancelled()
         if progress:
-            progress(0.5 + 0.5 * start / max(1, total), "reading values")
+            progress(0.5 * start / max(1, total), "reading values")
         chunk = [(m, status, {"source": source, "scope": scope, "layer": layer,
                               "value": jsonsafe.loads_stored(value) if value else None},
                   subject, sensitivity)
@@ -193,13 +193,16 @@ def scan(store: Store, progress: Progress | None = None,
     """Every finding, highest severity first, then by rule and id."""
     found: list[Finding] = []
     with store.lock:
+        # The texts first: judging every belief (_contested) leaves DuckDB holding its working
+        # memory, which the text chunks would then add to (1M bench store: 718-812 MB peak
+        # that way, 700-708 MB this way).
+        found.extend(_text(store, progress, cancelled))
         for i, rule in enumerate(SQL_RULES):
             if cancelled and cancelled():
                 raise Cancelled()
             if progress:
-                progress(0.5 * i / len(SQL_RULES), rule.__name__.strip("_").replace("_", " "))
+                progress(0.5 + 0.5 * i / len(SQL_RULES), rule.__name__.strip("_").replace("_", " "))
             found.extend(rule(store))
-        found.extend(_text(store, progress, cancelled))
     order = {s: i for i, s in enumerate(reversed(SEVERITIES))}
     return sorted(set(found), key=lambda f: (order[f.severity], f.rule, f.memory_id, f.message))
 
