@@ -15,7 +15,8 @@ outside, with its peak RSS (/usr/bin/time). On a private copy of the store:
 - tail catch-up: `held` after another process appended 1 and 1,000 lines;
 - `audit --verify`.
 Targets (issue 12): warm ≤ 10% of cold (show, held, lineage), ingest and catch-up ≤ 15%,
-warm RSS ≤ 500 MB (every warm command), verify ≤ 4x the floor. Not a test: it prints, it does not judge.
+warm RSS ≤ 500 MB (every warm command), verify ≤ 4x the floor. Not a test: it prints, it
+does not judge.
 """
 
 from __future__ import annotations
