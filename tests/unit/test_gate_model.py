@@ -1,6 +1,7 @@
 """The gate's trained model (inspector/store/detect/gate_model.py, gate_model.json).
 
-- The shipped file is byte for byte what bench/train_detector.py makes from the corpus.
+- The shipped file is what bench/train_detector.py makes from the corpus: the same rules and
+  threshold, and the same weights up to the solver's numerics on another machine (WEIGHT_DRIFT).
 - The in-corpus figures are pinned exactly as bench/detector_report.py computes them: a change
   of corpus, features, rules or threshold changes them and must be looked at (and the model
   retrained, and the report's leave-one-origin-out figures re-read).
@@ -48,13 +49,30 @@ def rows():
     return train_detector.load_rows()
 
 
+# How far a weight (or the bias) of the shipped model may lie from the one the training script
+# makes here. The fit is deterministic, but liblinear's result moves with the numerical
+# libraries: on 2026-12-02, with scikit-learn 1.9.1, scipy 1.17.1 and numpy 2.4.6 fresh from
+# the registry, retraining moved 35,115 weights by at most 0.0042 and the bias by 0.0003,
+# and the weights only one side kept were at most 0.0001. A change of corpus moves them by
+# orders of magnitude more: without its smallest origin (60 texts) 7,144 weights move by
+# more than 0.02, the largest by 1.15.
+WEIGHT_DRIFT = 0.02
+
+
 def test_the_shipped_model_is_what_the_training_script_makes(rows, tmp_path):
     pytest.importorskip("sklearn")
     out = tmp_path / "gate_model.json"
-    train_detector.train(out, rows)
-    assert out.read_bytes() == MODEL.read_bytes(), (
-        "gate_model.json is not what bench/train_detector.py makes from tests/corpus: retrain "
-        "it (python bench/train_detector.py) and re-read bench/detector_report.py")
+    made = train_detector.train(out, rows)
+    shipped = json.loads(MODEL.read_text())
+    hint = ("gate_model.json is not what bench/train_detector.py makes from tests/corpus: retrain "
+            "it (python bench/train_detector.py) and re-read bench/detector_report.py")
+    for key in ("version", "threshold", "trusted_rules", "corpus_digest", "corpus_rows"):
+        assert made[key] == shipped[key], f"{key}: {hint}"
+    assert abs(made["bias"] - shipped["bias"]) <= WEIGHT_DRIFT, hint
+    pairs = {name: (shipped["weights"].get(name, 0.0), made["weights"].get(name, 0.0))
+             for name in made["weights"].keys() | shipped["weights"].keys()}
+    moved = {name: pair for name, pair in pairs.items() if abs(pair[0] - pair[1]) > WEIGHT_DRIFT}
+    assert moved == {}, f"{len(moved)} weights moved (shipped, made): {hint}"
 
 
 def test_the_shipped_model_names_its_corpus(rows):
