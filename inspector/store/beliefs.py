@@ -210,9 +210,7 @@ def conflicts(con: duckdb.DuckDBPyConnection) -> list[dict]:
 def each_conflict(con: duckdb.DuckDBPyConnection, page_size: int = 5000) -> Iterator[dict]:
     """conflicts(), read a page at a time (a large store has tens of thousands)."""
     cursor = con.execute(sql("conflicts"))
-    names = [d[0] for d in cursor.description]
     while rows := cursor.fetchmany(page_size):
-        for row in rows:
-            r = dict(zip(names, row))
-            yield {"scope": r["scope"], "entity": r["entity"], "attribute": r["attribute"],
-                   "marker": r["marker"], "memory_ids": list(r["memory_ids"])}
+        for scope, entity, attribute, marker, ids in rows:
+            yield {"scope": scope, "entity": entity, "attribute": attribute, "marker": marker,
+                   "memory_ids": list(ids)}

@@ -51,7 +51,7 @@ def test_an_item_json_cannot_write_bare_is_written_compact_and_still_parses():
     assert "\x1b" not in written(jsonout.print_json_list, "beliefs", iter(ROWS), REST)
 
 
-def test_conflicts_written_page_by_page_are_the_whole_document_s_text(sample, monkeypatch):
+def test_conflicts_written_page_by_page_are_the_whole_document_s_text(sample):
     """`conflicts --json` writes its rows as it reads them: with pages of one row, the text is
     the whole document's, and every marker of moved-city is there in order."""
     from inspector.store import beliefs as beliefs_mod
