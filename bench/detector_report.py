@@ -113,17 +113,16 @@ def looo_probabilities(rows: list[dict], rules: list[str | None], feats=None,
                        log=print) -> tuple[list[float], list[bool]]:
     """Each row's probability under a model trained without its origin, and whether that
     model trusts the rule that matched it. The folds are independent: they run in one
-    process per core (fork), each fit single-threaded, and give the same figures as one
-    process would."""
-    import multiprocessing as mp
-
+    process per core (fork; in this process when it runs other threads), each fit
+    single-threaded, and give the same figures as one process would."""
     feats = feats if feats is not None else td.featurize(rows)
     _FOLD.update(rows=rows, rules=rules, feats=feats)
     origins = sorted({r["origin"] for r in rows})
     workers = min(len(origins), os.cpu_count() or 1)
     try:
-        if workers > 1 and "fork" in mp.get_all_start_methods():
-            with mp.get_context("fork").Pool(workers) as pool:
+        fork = td.fork_context()
+        if workers > 1 and fork is not None:
+            with fork.Pool(workers) as pool:
                 folds = pool.map(_fold, origins, chunksize=1)
         else:
             folds = [_fold(origin) for origin in origins]

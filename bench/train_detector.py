@@ -143,15 +143,29 @@ def featurize(rows: list[dict]) -> list[list[dict[str, float]]]:
     features and, in every segment, ``r:<key>`` for the rule that matched the text (shape.
     rule_match: "<category>:<index>"; a constant added to every window adds to their best
     one, so the scorer adds it once). Computed in one process a core (fork), in order: the
-    same dicts as one process makes."""
+    same dicts as one process makes. From a process that runs other threads (a test worker),
+    whose locks a forked child would inherit held, the processes are spawned instead."""
     import multiprocessing as mp
 
     texts = [row["text"] for row in rows]
     workers = min(os.cpu_count() or 1, 4)
-    if workers > 1 and len(texts) > 1000 and "fork" in mp.get_all_start_methods():
-        with mp.get_context("fork").Pool(workers) as pool:
+    if workers > 1 and len(texts) > 1000:
+        with (fork_context() or mp.get_context("spawn")).Pool(workers) as pool:
             return pool.map(_text_features, texts, chunksize=64)
     return [_text_features(text) for text in texts]
+
+
+def fork_context():
+    """multiprocessing's fork context when this process runs one thread, else None (a child
+    forked beside another thread can inherit a lock held, or an object half-changed: a test
+    worker's children crashed in the garbage collector)."""
+    import multiprocessing as mp
+
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:
+        threads = 2
+    return mp.get_context("fork") if threads == 1 and "fork" in mp.get_all_start_methods() else None
 
 
 def _text_features(text: str) -> list[dict[str, float]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -16,6 +17,46 @@ sys.path.insert(0, str(ROOT / "tests"))
 # Every store a test opens keeps a persistent view, however small (the product writes one from
 # 64 KiB of log on): so that every test also checks the view's answers and its cleanup.
 os.environ["INSPECTOR_VIEW_MIN_BYTES"] = "0"
+
+_TURNS: tuple | None = None
+
+
+def _turn_files(tmp_path_factory):
+    """(turnstile, room): two lock files shared by the workers of one pytest-xdist run (in the
+    run's temporary directory, the parent of each worker's), or None outside xdist."""
+    global _TURNS
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return None
+    if _TURNS is None:
+        shared = tmp_path_factory.getbasetemp().parent
+        _TURNS = tuple(open(shared / f"tests.{name}.lock", "a+b") for name in ("turnstile", "room"))
+    return _TURNS
+
+
+@pytest.fixture(autouse=True)
+def _share_the_machine(request, tmp_path_factory):
+    """The README's test command runs a worker a core (pytest-xdist). A test marked `alone`
+    (it times something, or races other processes against a clock) waits until no other test
+    runs and holds the machine to itself; every other test shares it. The turnstile keeps a
+    test waiting to run alone from being passed by the other worker's next tests."""
+    files = _turn_files(tmp_path_factory)
+    if files is None:
+        yield
+        return
+    turnstile, room = files
+    alone = request.node.get_closest_marker("alone") is not None
+    fcntl.flock(turnstile, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(room, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+    finally:
+        if not alone:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+    try:
+        yield
+    finally:
+        fcntl.flock(room, fcntl.LOCK_UN)
+        if alone:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
 
 
 @pytest.fixture

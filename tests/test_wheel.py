@@ -28,6 +28,8 @@ import pytest
 
 from inspector.samples import NAMES
 
+pytestmark = pytest.mark.xdist_group("wheel")      # one worker builds the wheel once
+
 ROOT = Path(__file__).resolve().parents[1]
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", ".lock", ".inspector")
 # The beliefs of sample branch-contamination at its last event (its README tells the story).

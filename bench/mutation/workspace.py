@@ -102,8 +102,9 @@ class Workspace:
         """Run test files (or node ids) in the copy; the whole process group is killed when
         `timeout` seconds pass."""
         report = self.root / f".failed-{os.getpid()}-{time.monotonic_ns()}"
-        args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PLUGIN,
-                "-W", "ignore", "--tb=line", *(["-x"] if first_failure else []), *tests]
+        # -n 0: in one process, where PLUGIN sees every test (the project's addopts run workers).
+        args = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
+                "-p", PLUGIN, "-W", "ignore", "--tb=line", *(["-x"] if first_failure else []), *tests]
         for node in self.deselect.get(tuple(tests), []) if deselect is None else deselect:
             args += ["--deselect", node]
         env = {**self.env(), **(extra_env or {}), "MUTATION_FAILED_FILE": str(report)}

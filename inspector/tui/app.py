@@ -58,6 +58,7 @@ class InspectorApp(App):
         self.pending_write = False
         self.generation = 0            # bumped whenever what the screens show may have changed
         self._seen: tuple[int, int] | None = None
+        self._taker = None              # the last _take_live worker
         self._origin = None            # the screen the running action was started from
         self._live_at = 0.0
 
@@ -162,17 +163,20 @@ class InspectorApp(App):
         seen = (st.st_ino, st.st_size)
         state = self.session.store.state
         loaded = (state.inode, state.offset + len(state.torn))
-        # Against what the store loaded (a change before the first poll counts), once per change.
-        if seen != loaded and seen != self._seen and not self.pending_write:
-            self._take_live()
-        self._seen = seen
+        # Against what the store loaded (a change before the first poll counts), once per change
+        # a take ran for: a change seen while a write or another take runs, or whose take was
+        # cancelled before it ran (a rebuild), is taken by a later poll.
+        taking = self._taker is not None and not self._taker.is_finished
+        if seen != loaded and seen != self._seen and not self.pending_write and not taking:
+            self._taker = self._take_live(seen)
         if self.status.live_recent and time.monotonic() - self._live_at > 3:
             self.set_status(live_recent=False)
 
     @work(thread=True, exclusive=True, group="store", exit_on_error=False)
-    def _take_live(self) -> None:
+    def _take_live(self, seen: tuple[int, int]) -> None:
         """Load what another process appended; say in the header when the log went back or was
         replaced, or when new lines cannot be loaded (the screens keep what they showed)."""
+        self._seen = seen
         store = self.session.store
         state = store.state
         try:
@@ -188,6 +192,7 @@ class InspectorApp(App):
             self.call_from_thread(self.set_status, live_error=None)
         if problem:
             self.session.rebuild_view()
+            self.call_from_thread(self._after_change)
         elif added:
             self.session.take_appended()
             self._live_at = time.monotonic()

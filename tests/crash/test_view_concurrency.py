@@ -20,10 +20,14 @@ import termios
 import textwrap
 import time
 
+import pytest
+
 from inspector.store.audit import verify
 from inspector.store.logfile import store_paths
 from storegen import entry, write_store
 from tui.test_pty import quiet_for, read_until, textual_own_removed
+
+pytestmark = pytest.mark.alone        # readers timed against the machine at rest
 
 SECONDS = float(os.environ.get("CONCURRENCY_SECONDS", "60"))
 ENTRIES = 3000
@@ -65,7 +69,8 @@ def test_the_tui_readers_and_a_writer_share_the_store(tmp_path):
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
     tui = subprocess.Popen([sys.executable, "-m", "inspector", "open", str(root), "--read-only"],
                            stdin=slave, stdout=slave, stderr=slave, close_fds=True,
-                           env={**os.environ, "TERM": "xterm-256color"})
+                           env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "160",
+                                "LINES": "40"})      # the pty's size (xdist's workers set 80x24)
     os.close(slave)
     screen = bytearray()
     try:

@@ -860,12 +860,12 @@ def swap(store: Path, data: bytes) -> None:
     os.replace(new, store / "events.jsonl")
 
 
-@pytest.mark.parametrize("change, says", [
-    ("rollback", "chain ✗ log rolled back to seq 10 (had seen 12)"),
-    ("truncate", "chain ✗ log truncated to seq 10 mid-line (had seen 12)"),
-    ("replace", "chain ✗ log replaced: seq 12 is not the event loaded (head was 12)"),
+@pytest.mark.parametrize("change, says, events", [
+    ("rollback", "chain ✗ log rolled back to seq 10 (had seen 12)", 10),
+    ("truncate", "chain ✗ log truncated to seq 10 mid-line (had seen 12)", 10),
+    ("replace", "chain ✗ log replaced: seq 12 is not the event loaded (head was 12)", 12),
 ])
-def test_the_header_never_shows_a_tick_for_a_log_that_went_back(tmp_path, change, says):
+def test_the_header_never_shows_a_tick_for_a_log_that_went_back(tmp_path, change, says, events):
     store = private_copy("branch-contamination", tmp_path / "s")
 
     async def main():
@@ -885,6 +885,9 @@ def test_the_header_never_shows_a_tick_for_a_log_that_went_back(tmp_path, change
             await until(pilot, lambda: app.status.log_problem is not None, what="the change")
             await until(pilot, lambda: says in screen_text(app).splitlines()[0], what=says)
             assert "chain ✓" not in screen_text(app).splitlines()[0]
+            # The screens and the counts are the log's as it now is.
+            await until(pilot, lambda: f" {events} events" in screen_text(app).splitlines()[0],
+                        what=f"{events} events in the header")
             app.verify_chain()                                      # a fresh ✓ does not hide it
             await until(pilot, lambda: not app.status.verifying and app.status.chain is not None)
             await pilot.pause(0.3)

@@ -501,6 +501,7 @@ def test_the_command_line_forced_into_chunks_answers_as_the_reference(long_log):
     assert json.loads(out.stdout) == audit.verify_sequential(store_paths(root)).as_json()
 
 
+@pytest.mark.alone
 def test_a_line_that_fails_late_fails_fast():
     """The fast grammar must not backtrack through the ways of matching the values before the
     point where a line stops matching (that once took minutes a line)."""

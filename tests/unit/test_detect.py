@@ -230,6 +230,7 @@ def test_rule_shape_excerpt_is_short_even_for_a_long_match():
     assert len(found.excerpt) <= detect.EXCERPT_MAX
 
 
+@pytest.mark.alone
 @pytest.mark.parametrize("shape", ["a", "call f(", "a.", ".- ", "x, ", '"', "a@", "ab-cd ",
                                    "system: ", "use `", "1 ", "Always send x to a@b.example. ",
                                    "aGVsbG8gd29ybGQ", "\u200ba"])

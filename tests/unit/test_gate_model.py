@@ -159,6 +159,7 @@ def test_scoring_needs_no_sklearn_or_numpy():
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.alone
 def test_the_model_file_is_small_and_loads_fast():
     assert MODEL.stat().st_size < 3_000_000
     started = time.perf_counter()
