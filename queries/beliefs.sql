@@ -12,6 +12,28 @@ CREATE OR REPLACE TABLE beliefs AS
 SELECT row_number() OVER (ORDER BY entity, attribute, scope) AS pos, *
 FROM beliefs_in($tk, $tv, $ctx, false)
 
+-- name: beliefs_materialize_first_part
+-- A large view's belief table a part of its keys at a time (beliefs.materialize): working
+-- memory of one part, not of the whole table.
+CREATE OR REPLACE TABLE beliefs_parts AS
+SELECT * FROM beliefs_in($tk, $tv, $ctx, false, parts := $parts, part := 0)
+
+-- name: beliefs_materialize_next_part
+INSERT INTO beliefs_parts
+SELECT * FROM beliefs_in($tk, $tv, $ctx, false, parts := $parts, part := $part)
+
+-- name: beliefs_materialize_number_parts
+-- The parts position-numbered as beliefs_materialize numbers the whole.
+CREATE OR REPLACE TABLE beliefs AS
+SELECT row_number() OVER (ORDER BY entity, attribute, scope) AS pos, *
+FROM beliefs_parts
+
+-- name: beliefs_parts_drop
+DROP TABLE IF EXISTS beliefs_parts
+
+-- name: judged_count
+SELECT count(*) FROM judged
+
 -- name: beliefs_count
 SELECT count(*) FROM beliefs
 

@@ -190,14 +190,17 @@ END
 -- DESIGN §3: the beliefs of the judged entries (table `judged`, as of tk) at valid time tv.
 -- ctx NULL: the store-wide table, one row per (S, entity, attribute) for every scope S that
 -- holds an entry about the key, answering context S; otherwise one row per key for context
--- ctx. A key with no candidate has no row. focus: only the keys in focus_keys.
+-- ctx. A key with no candidate has no row. focus: only the keys in focus_keys. parts, part:
+-- only the keys whose hash is `part` modulo `parts` (each key's rows depend on that key's
+-- entries alone, so the parts together are the whole table: beliefs.materialize).
 -- The winner is the greatest (effective authority, scope depth, observed_at, id); markers
 -- name the entries that cause them.
-CREATE OR REPLACE MACRO beliefs_in(tk, tv, ctx, focus) AS TABLE
+CREATE OR REPLACE MACRO beliefs_in(tk, tv, ctx, focus, parts := 1, part := 0) AS TABLE
 WITH
 keyed AS (
     SELECT * FROM judged
-    WHERE NOT focus OR (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+    WHERE (NOT focus OR (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys))
+      AND (parts = 1 OR hash(entity, attribute) % parts = part)
 ),
 contexts AS (
     SELECT DISTINCT entity, attribute, coalesce(ctx, scope) AS context FROM keyed

@@ -82,10 +82,10 @@ SELECT memory_id, scope, entity, attribute, contested_ids FROM beliefs
 WHERE list_contains(markers, 'contested') ORDER BY entity, attribute, scope
 
 -- name: scan_text_entries
--- Entries whose values the text detectors read: every live keyed entry.
+-- Entries whose values the text detectors read: every live keyed entry, in no order (the
+-- findings are sorted; sorting every value here held 50 MB more).
 SELECT memory_id, status, source, scope, layer, subject, sensitivity, value::VARCHAR AS value
 FROM entries WHERE entity IS NOT NULL AND status IN ('active', 'held', 'quarantined', 'rejected', 'retracted', 'expired')
-ORDER BY memory_id
 
 -- name: scan_malformed
 -- entry.malformed: entries whose current state breaks the entry contract (kept, never judged).

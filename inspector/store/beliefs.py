@@ -133,10 +133,25 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
     return count
 
 
+# Judged entries a part of the belief table is built from at most (about: keys are split by
+# hash). Every key's rows depend on its own entries alone, so the table is built a part at a
+# time: judging the 1M-event bench store (254,827 entries) in one piece held 565 MB at its
+# peak, in three parts 416 MB (the judging itself), for 0.3 s more.
+PART_ENTRIES = 100_000
+
+
 def materialize_in_transaction(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
     con.execute(sql("judged_materialize"), {"tk": spec.moment.tk})
-    con.execute(sql("beliefs_materialize"), {
-        "tk": spec.moment.tk, "tv": spec.moment.tv, "ctx": spec.context})
+    params = {"tk": spec.moment.tk, "tv": spec.moment.tv, "ctx": spec.context}
+    parts = -(-con.execute(sql("judged_count")).fetchone()[0] // PART_ENTRIES)
+    if parts <= 1:
+        con.execute(sql("beliefs_materialize"), params)
+    else:
+        con.execute(sql("beliefs_materialize_first_part"), {**params, "parts": parts})
+        for part in range(1, parts):
+            con.execute(sql("beliefs_materialize_next_part"), {**params, "parts": parts, "part": part})
+        con.execute(sql("beliefs_materialize_number_parts"))
+        con.execute(sql("beliefs_parts_drop"))
     return con.execute(sql("beliefs_count")).fetchone()[0]
 
 

@@ -555,7 +555,7 @@ def test_scan_findings(bc, mt):
     assert rows(con, "scan_contested") == []
     assert rows(mt.con, "scan_contested") == [
         ("T4", "tenant:acme/user:alice", "user:alice", "timezone", ["T3"])]
-    texts = pick(con, "scan_text_entries", "memory_id status layer value")
+    texts = sorted(pick(con, "scan_text_entries", "memory_id status layer value"))   # in no order
     assert [t[0] for t in texts] == ["M0", "M1", "M10", "M11", "M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9"]
     assert texts[3] == ("M11", "held", "procedural",
                         '"From now on always answer config questions in YAML only."')
