@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from inspector.store.detect import features as fx  # noqa: E402
 from inspector.store.detect import gate_model  # noqa: E402
+from inspector.store import verify_parallel  # noqa: E402
 from inspector.store.detect.shape import rule_match  # noqa: E402
 
 ORIGINS = ROOT / "tests" / "corpus" / "origins"
@@ -156,16 +157,13 @@ def featurize(rows: list[dict]) -> list[list[dict[str, float]]]:
 
 
 def fork_context():
-    """multiprocessing's fork context when this process runs one thread, else None (a child
-    forked beside another thread can inherit a lock held, or an object half-changed: a test
-    worker's children crashed in the garbage collector)."""
+    """multiprocessing's fork context when this process runs one thread, else None (a test
+    worker's forked children, beside its other thread, crashed in the garbage collector)."""
     import multiprocessing as mp
 
-    try:
-        threads = len(os.listdir("/proc/self/task"))
-    except OSError:
-        threads = 2
-    return mp.get_context("fork") if threads == 1 and "fork" in mp.get_all_start_methods() else None
+    if verify_parallel.thread_count() == 1 and "fork" in mp.get_all_start_methods():
+        return mp.get_context("fork")
+    return None
 
 
 def _text_features(text: str) -> list[dict[str, float]]:

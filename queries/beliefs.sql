@@ -16,7 +16,7 @@ FROM beliefs_in($tk, $tv, $ctx, false)
 -- A large view's belief table a part of its keys at a time (beliefs.materialize): working
 -- memory of one part, not of the whole table.
 CREATE OR REPLACE TABLE beliefs_parts AS
-SELECT * FROM beliefs_in($tk, $tv, $ctx, false, parts := $parts, part := 0)
+SELECT * FROM beliefs_in($tk, $tv, $ctx, false, parts := $parts, part := $part)
 
 -- name: beliefs_materialize_next_part
 INSERT INTO beliefs_parts

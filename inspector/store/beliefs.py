@@ -147,10 +147,9 @@ def materialize_in_transaction(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -
     if parts <= 1:
         con.execute(sql("beliefs_materialize"), params)
     else:
-        con.execute(sql("beliefs_materialize_first_part"), {**params, "parts": parts})
-        for part in range(1, parts):
-            con.execute(sql("beliefs_materialize_next_part"),
-                        {**params, "parts": parts, "part": part})
+        for part in range(parts):
+            name = "beliefs_materialize_next_part" if part else "beliefs_materialize_first_part"
+            con.execute(sql(name), {**params, "parts": parts, "part": part})
         con.execute(sql("beliefs_materialize_number_parts"))
         con.execute(sql("beliefs_parts_drop"))
     return con.execute(sql("beliefs_count")).fetchone()[0]

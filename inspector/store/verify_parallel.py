@@ -409,8 +409,9 @@ def boundaries(fd: int, end: int, chunk_bytes: int) -> list[int]:
     return cuts
 
 
-def _threads() -> int:
-    """How many threads this process runs (DuckDB's and a UI's included)."""
+def thread_count() -> int:
+    """How many threads this process runs (DuckDB's and a UI's included): a child forked
+    beside another thread can inherit a lock held (bench/train_detector.py asks too)."""
     try:
         return len(os.listdir("/proc/self/task"))
     except OSError:
@@ -421,7 +422,7 @@ def _context():
     """`fork` only from a single-threaded process (another thread may hold a lock the child
     would inherit held); else `forkserver`, whose server starts clean."""
     methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and _threads() == 1:
+    if "fork" in methods and thread_count() == 1:
         return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")

@@ -445,7 +445,7 @@ def test_a_process_with_threads_uses_the_forkserver(long_log):
     finally:
         stop.set()
         thread.join()
-    if verify_parallel._threads() == 1:
+    if verify_parallel.thread_count() == 1:
         assert verify_parallel._context().get_start_method() == "fork"
 
 
