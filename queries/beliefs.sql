@@ -1,38 +1,55 @@
 -- A view's beliefs: the judged entries and the belief table materialized from the macros,
 -- and what reads them (pages, rivals of one key, conflicts, a plan's belief diff).
 
--- name: judged_materialize
--- The view's judged entries, sorted by key so that per-key lookups skip row groups.
-CREATE OR REPLACE TABLE judged AS
-SELECT * FROM judged_at($tk) ORDER BY entity, attribute, scope, memory_id
+-- name: support_materialize
+-- Which summaries are supported as of $tk, and their effective authority: the walk over the
+-- whole store that judging any part of it needs, done once (beliefs.materialize).
+CREATE OR REPLACE TABLE support AS SELECT * FROM support_at($tk)
 
--- name: beliefs_materialize
--- The belief table of the current view, position-numbered for paging (pos BETWEEN).
+-- name: judged_entries_count
+-- How many entries judging every key as of $tk judges (a row of `judged` each).
+SELECT count(*) FROM state_at($tk)
+
+-- name: judged_range_starts
+-- The first key of each range of about $size judged entries after the first range, in key
+-- order: a key starts a range when the entries of the keys before it reach the next multiple
+-- of $size (a key is never split).
+WITH per_key AS (
+    SELECT entity, attribute, count(*) AS n FROM state_at($tk) GROUP BY entity, attribute
+), placed AS (
+    SELECT entity, attribute,
+        (sum(n) OVER (ORDER BY entity, attribute ROWS UNBOUNDED PRECEDING) - n) // $size AS range_no
+    FROM per_key
+)
+SELECT entity, attribute FROM placed WHERE range_no > 0
+QUALIFY row_number() OVER (PARTITION BY range_no ORDER BY entity, attribute) = 1
+ORDER BY entity, attribute
+
+-- name: judged_empty
+CREATE OR REPLACE TABLE judged AS FROM judged LIMIT 0
+
+-- name: judged_add_range
+-- The judged entries of one range of keys (support_materialize first), sorted by key: the
+-- ranges added in key order leave the table sorted, so that per-key lookups skip row groups.
+INSERT INTO judged
+SELECT * FROM judged_in_range($tk, $lo_entity, $lo_attribute, $hi_entity, $hi_attribute)
+ORDER BY entity, attribute, scope, memory_id
+
+-- name: beliefs_empty
 CREATE OR REPLACE TABLE beliefs AS
-SELECT row_number() OVER (ORDER BY entity, attribute, scope) AS pos, *
-FROM beliefs_in($tk, $tv, $ctx, false)
+SELECT 0::BIGINT AS pos, * FROM beliefs_in($tk, $tv, $ctx, false) LIMIT 0
 
--- name: beliefs_materialize_first_part
--- A large view's belief table a part of its keys at a time (beliefs.materialize): working
--- memory of one part, not of the whole table.
-CREATE OR REPLACE TABLE beliefs_parts AS
-SELECT * FROM beliefs_in($tk, $tv, $ctx, false, parts := $parts, part := $part)
+-- name: beliefs_add_range
+-- The beliefs of one range of keys, position-numbered after the $before rows of the ranges
+-- before it (pos BETWEEN pages the table; the ranges come in key order).
+INSERT INTO beliefs
+SELECT $before + row_number() OVER (ORDER BY entity, attribute, scope) AS pos, *
+FROM beliefs_in($tk, $tv, $ctx, false, lo_entity := $lo_entity, lo_attribute := $lo_attribute,
+                hi_entity := $hi_entity, hi_attribute := $hi_attribute)
+ORDER BY pos
 
--- name: beliefs_materialize_next_part
-INSERT INTO beliefs_parts
-SELECT * FROM beliefs_in($tk, $tv, $ctx, false, parts := $parts, part := $part)
-
--- name: beliefs_materialize_number_parts
--- The parts position-numbered as beliefs_materialize numbers the whole.
-CREATE OR REPLACE TABLE beliefs AS
-SELECT row_number() OVER (ORDER BY entity, attribute, scope) AS pos, *
-FROM beliefs_parts
-
--- name: beliefs_parts_drop
-DROP TABLE IF EXISTS beliefs_parts
-
--- name: judged_count
-SELECT count(*) FROM judged
+-- name: beliefs_positions
+SELECT min(pos), max(pos) FROM beliefs
 
 -- name: beliefs_count
 SELECT count(*) FROM beliefs

@@ -156,6 +156,15 @@ SELECT s.memory_id, coalesce(d.waiting = 0, false) AS supported,
 FROM summ s
 LEFT JOIN done d ON d.memory_id = s.memory_id
 
+-- name: macro_key_in_range
+-- Whether key (entity, attribute) lies in the range from (lo_entity, lo_attribute) up to but
+-- not including (hi_entity, hi_attribute), in the order beliefs are listed (a NULL bound: no
+-- bound on that side). A keyed entry's entity and attribute are never NULL.
+CREATE OR REPLACE MACRO key_in_range(entity, attribute, lo_entity, lo_attribute, hi_entity,
+                                     hi_attribute) AS
+    (lo_entity IS NULL OR (entity, attribute) >= (lo_entity, lo_attribute))
+    AND (hi_entity IS NULL OR (entity, attribute) < (hi_entity, hi_attribute))
+
 -- name: macro_judged_at
 -- Every keyed entry as of tk with what the belief rule needs to judge it: whether it is
 -- supported (observations are; claims and inferences never need to be) and its effective
@@ -190,17 +199,18 @@ END
 -- DESIGN §3: the beliefs of the judged entries (table `judged`, as of tk) at valid time tv.
 -- ctx NULL: the store-wide table, one row per (S, entity, attribute) for every scope S that
 -- holds an entry about the key, answering context S; otherwise one row per key for context
--- ctx. A key with no candidate has no row. focus: only the keys in focus_keys. parts, part:
--- only the keys whose hash is `part` modulo `parts` (each key's rows depend on that key's
--- entries alone, so the parts together are the whole table: beliefs.materialize).
+-- ctx. A key with no candidate has no row. focus: only the keys in focus_keys. lo_*, hi_*:
+-- only the keys in that range (key_in_range; each key's rows depend on that key's entries
+-- alone, so the ranges together are the whole table: beliefs.materialize).
 -- The winner is the greatest (effective authority, scope depth, observed_at, id); markers
 -- name the entries that cause them.
-CREATE OR REPLACE MACRO beliefs_in(tk, tv, ctx, focus, parts := 1, part := 0) AS TABLE
+CREATE OR REPLACE MACRO beliefs_in(tk, tv, ctx, focus, lo_entity := NULL, lo_attribute := NULL,
+                                   hi_entity := NULL, hi_attribute := NULL) AS TABLE
 WITH
 keyed AS (
     SELECT * FROM judged
     WHERE (NOT focus OR (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys))
-      AND (parts = 1 OR hash(entity, attribute) % parts = part)
+      AND key_in_range(entity, attribute, lo_entity, lo_attribute, hi_entity, hi_attribute)
 ),
 contexts AS (
     SELECT DISTINCT entity, attribute, coalesce(ctx, scope) AS context FROM keyed

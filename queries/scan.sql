@@ -11,9 +11,10 @@ GROUP BY e.src
 ORDER BY e.src
 
 -- name: scan_unsupported
--- summary.unsupported: active summaries the belief rule does not support as of $tk.
+-- summary.unsupported: active summaries the belief rule does not support as of $tk (in
+-- `support`, which support_materialize filled as of $tk).
 SELECT s.memory_id, s.justification
-FROM state_at($tk) s JOIN support_at($tk) p ON p.memory_id = s.memory_id
+FROM state_at($tk) s JOIN support p ON p.memory_id = s.memory_id
 WHERE s.status = 'active' AND NOT p.supported
 ORDER BY s.memory_id
 
@@ -92,7 +93,7 @@ FROM entries WHERE entity IS NOT NULL AND status IN ('active', 'held', 'quaranti
 SELECT memory_id, status, malformed FROM entries WHERE malformed IS NOT NULL ORDER BY memory_id
 
 -- name: scan_policy_keys
--- policy.protected_key: the key and writer of every active entry (the policy's globs are
--- matched in Python, the same code the gate runs).
+-- policy.protected_key: the key and writer of every active entry, in no order (the policy's
+-- globs are matched in Python, the same code the gate runs; the findings are sorted).
 SELECT memory_id, entity, attribute, source, authority FROM entries
-WHERE status = 'active' AND malformed IS NULL ORDER BY memory_id
+WHERE status = 'active' AND malformed IS NULL

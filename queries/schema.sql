@@ -143,13 +143,17 @@ SEMI JOIN focus_keys k
     ON v.entity IS NOT DISTINCT FROM k.entity AND v.attribute IS NOT DISTINCT FROM k.attribute
 
 -- name: focus_versions_create
--- What the *_focus belief macros read instead of `versions` (see load.py, MACROS_FOCUSED).
+-- What the *_focus belief macros read instead of `versions` (see load.py, MACROS_DERIVED).
 CREATE OR REPLACE VIEW focus_versions AS
 SELECT * FROM versions WHERE memory_id IN (SELECT memory_id FROM focus_ids)
 
 -- name: judged_create
 -- An empty `judged` table so that macros reading it can be defined before the first view.
 CREATE TABLE IF NOT EXISTS judged AS SELECT * FROM judged_at(NULL::TIMESTAMPTZ) WHERE false
+
+-- name: support_create
+-- An empty `support` table (support_materialize's) so that judged_in_range can be defined.
+CREATE TABLE IF NOT EXISTS support (memory_id VARCHAR, supported BOOLEAN, eff_authority BIGINT)
 
 -- name: index_entries_id
 -- Point-lookup indexes for the TUI's per-keystroke queries (detail pane, lineage), on the

@@ -104,11 +104,11 @@ EDGE_ORDER = ("readers group the edges by source (the lineage tree, the cycle se
 DEDUPED = "every reader of this part goes through a later UNION (or IN), which drops duplicates"
 
 EQUIVALENT_SQL = [
-    Equivalent("judged_materialize", "order", None, None,
+    Equivalent("judged_add_range", "order", None, None,
                "the physical order of the materialized `judged` table is only for row-group "
                "skipping; every reader orders its own result"),
     Equivalent("judged_materialize_focus", "order", None, None,
-               "as judged_materialize: the physical order of `judged` is only for row-group skipping"),
+               "as judged_add_range: the physical order of `judged` is only for row-group skipping"),
     Equivalent("focus_ids_fill", "distinct", None, None,
                "the citations feed a recursive UNION, which drops repeats; focus_ids is read only "
                "through `memory_id IN (SELECT …)`"),

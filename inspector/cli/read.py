@@ -49,13 +49,12 @@ def beliefs(store: Path, context: Optional[str] = typer.Option(None, "--context"
         moment = beliefs_mod.Moment.resolve(time_option(as_of, "--as-of"), time_option(valid_at, "--valid-at"))
         spec = beliefs_mod.ViewSpec(context, moment)
         loaded = open_store(store, scope)
-        beliefs_mod.materialize(loaded.con, spec)
+        rows = map(beliefs_mod.belief_json, beliefs_mod.each_belief_of(loaded.con, spec))
         rest = {"context": context, "as_of": format_time(moment.tk),
                 "valid_at": format_time(moment.tv), "rule": beliefs_mod.RULE_NOTE}
         if as_json:
-            return jsonout.print_json_list("beliefs", map(beliefs_mod.belief_json,
-                                                         beliefs_mod.each_belief(loaded.con)), rest)
-        rows = [beliefs_mod.belief_json(r) for r in beliefs_mod.all_beliefs(loaded.con)]
+            return jsonout.print_json_list("beliefs", rows, rest)
+        rows = list(rows)
         doc = {"beliefs": rows, **rest}
         output.print_beliefs(doc, display(loaded.con, [r["memory_id"] for r in rows], wide, reveal_secrets))
     run(go)
@@ -91,11 +90,10 @@ def conflicts(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, w
     """Beliefs with markers (contested, claim/inference disagrees, vetoed newer)."""
     def go():
         loaded = open_store(store, scope)
-        beliefs_mod.materialize(loaded.con, beliefs_mod.ViewSpec(None, beliefs_mod.Moment.resolve()))
+        found = beliefs_mod.each_conflict_of(loaded.con, beliefs_mod.ViewSpec(None, beliefs_mod.Moment.resolve()))
         if as_json:
-            return jsonout.print_json_list("conflicts", beliefs_mod.each_conflict(loaded.con), {})
-        output.print_conflicts({"conflicts": beliefs_mod.conflicts(loaded.con)},
-                               output.Display(wide))
+            return jsonout.print_json_list("conflicts", found, {})
+        output.print_conflicts({"conflicts": list(found)}, output.Display(wide))
     run(go)
 
 
@@ -123,11 +121,11 @@ def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", m
             raise BadInput(f"--fail-on must be low, medium or high, not {fail_on!r}")
         loaded = open_store(store, scope)
         findings = scan_mod.scan(loaded)
-        doc = {"findings": [f.as_json() for f in findings]}
         if as_json:
-            jsonout.print_json(doc)
+            jsonout.print_json_list("findings", (f.as_json() for f in findings), {})
         else:
             from ..report.incident import masked_findings
+            doc = {"findings": [f.as_json() for f in findings]}
             shown = doc if reveal_secrets else {"findings": masked_findings(loaded, doc["findings"])}
             output.print_findings(shown, output.Display(wide, reveal_secrets))
         if fail_on and scan_mod.at_or_above(findings, fail_on):

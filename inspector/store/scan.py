@@ -4,6 +4,7 @@ detectors (instructions, credentials, personal data) run in Python."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable
 
@@ -18,7 +19,7 @@ CYCLE_PRUNE_ROUNDS = 8
 # Entries whose texts are judged at once (detect.batch: shared with a child process a core
 # when large enough); progress and cancel are checked between them. A child starts cold for
 # each, so fewer, larger chunks are quicker, but a chunk's entries are all held at once: on
-# the 1M bench store (with _contested first) 125,000 peaked at 495-515 MB in 12.9 s, 50,000
+# the 1M bench store (with _judged first) 125,000 peaked at 495-515 MB in 12.9 s, 50,000
 # at 432-437 MB in 14.4 s, 25,000 at 436-448 MB in 14.7 s.
 TEXT_CHUNK = 50_000
 
@@ -64,8 +65,7 @@ def _scope_leaks(store: Store) -> list[Finding]:
             for m, cited, scope in store.con.execute(sql("scan_scope_leak")).fetchall()]
 
 
-def _unsupported(store: Store) -> list[Finding]:
-    rows = store.con.execute(sql("scan_unsupported"), {"tk": now_utc()}).fetchall()
+def _unsupported(rows: list[tuple]) -> list[Finding]:
     return [Finding("summary.unsupported", m, f"{m} is an active summary that what it cites "
                                               f"({_ids(cites) if cites else 'nothing'}) does not support; "
                                               "it is never believed")
@@ -105,11 +105,13 @@ def _protected(store: Store) -> list[Finding]:
     """policy.protected_key: active entries the key policy in force would hold."""
     key_policy = policy.load(store.paths)
     found = []
-    for m, entity, attribute, source, authority in store.con.execute(sql("scan_policy_keys")).fetchall():
-        state = {"entity": entity, "attribute": attribute, "source": source, "authority": authority}
-        rule = key_policy.breach(state)
-        if rule is not None:
-            found.append(Finding("policy.protected_key", m, f"{m}: {key_policy.reason(state, rule)}"))
+    rows = store.con.execute(sql("scan_policy_keys"))  # a chunk at a time: a million active
+    while chunk := rows.fetchmany(TEXT_CHUNK):          # entries as tuples held 300 MB
+        for m, entity, attribute, source, authority in chunk:
+            state = {"entity": entity, "attribute": attribute, "source": source, "authority": authority}
+            rule = key_policy.breach(state)
+            if rule is not None:
+                found.append(Finding("policy.protected_key", m, f"{m}: {key_policy.reason(state, rule)}"))
     return found
 
 
@@ -119,11 +121,17 @@ def _expired(store: Store) -> list[Finding]:
             for m, at in store.con.execute(sql("scan_expired"), {"now": now_utc()}).fetchall()]
 
 
-def _contested(store: Store) -> list[Finding]:
-    with store.scratch():
-        beliefs.materialize_in_transaction(store.con, beliefs.ViewSpec(None, beliefs.Moment.resolve()))
-        rows = store.con.execute(sql("scan_contested")).fetchall()
-    return [Finding("belief.contested", m, f"{m}, the belief for {entity} · {attribute} in "
+def _judged(store: Store, keep_view: bool) -> list[Finding]:
+    """belief.contested and summary.unsupported, judging every key a range at a time
+    (beliefs.in_ranges, which leaves the summaries' support in `support`); keep_view: inside
+    a transaction rolled back, which leaves the store's belief tables as they were (but holds
+    every range until the end)."""
+    spec = beliefs.ViewSpec(None, beliefs.Moment.resolve())
+    with store.scratch() if keep_view else nullcontext():
+        rows = [row for _ in beliefs.in_ranges(store.con, spec, keep=False)
+                for row in store.con.execute(sql("scan_contested")).fetchall()]
+        unsupported = store.con.execute(sql("scan_unsupported"), {"tk": spec.moment.tk}).fetchall()
+    return _unsupported(unsupported) + [Finding("belief.contested", m, f"{m}, the belief for {entity} · {attribute} in "
                                            f"{scope or 'the global scope'!r}, is contested by "
                                            f"{_ids(others)} (same authority and scope, another value)")
             for m, scope, entity, attribute, others in rows]
@@ -187,23 +195,24 @@ def _text_findings(m: str, status: str, entry: dict, subject, sensitivity,
     return out
 
 
-# The rules after the texts (scan runs _contested before them).
-SQL_RULES = (_malformed, _protected, _scope_leaks, _unsupported, _echoes, _cycles, _dangling,
-             _expired)
+# The rules after the texts (scan runs _judged before them).
+SQL_RULES = (_malformed, _protected, _scope_leaks, _echoes, _cycles, _dangling, _expired)
 
 
 def scan(store: Store, progress: Progress | None = None,
-         cancelled: Callable[[], bool] | None = None) -> list[Finding]:
-    """Every finding, highest severity first, then by rule and id."""
+         cancelled: Callable[[], bool] | None = None, keep_view: bool = False) -> list[Finding]:
+    """Every finding, highest severity first, then by rule and id. keep_view: the store's
+    belief tables (`judged`, `beliefs`) are left as they were (the TUI's screens read them);
+    else scan empties them."""
     found: list[Finding] = []
     with store.lock:
-        # Judging every belief (_contested) first, then the texts a chunk at a time, then the
+        # Judging every belief (_judged) first, then the texts a chunk at a time, then the
         # other rules: the step with the largest working memory runs before the others have
         # left theirs with DuckDB's allocator (1M bench store, 125,000-entry chunks: 495-515 MB
         # at the peak this way, 537-545 MB with the texts first).
         if progress:
-            progress(0.0, "contested")
-        found.extend(_contested(store))
+            progress(0.0, "contested, unsupported")
+        found.extend(_judged(store, keep_view))
         found.extend(_text(store, progress, cancelled))
         for i, rule in enumerate(SQL_RULES):
             if cancelled and cancelled():

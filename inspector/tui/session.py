@@ -257,7 +257,7 @@ class Session:
         with self._scanning:
             if rescan or self.found is None:
                 self.found = [{**f.as_json(), "row_key": n} for n, f in enumerate(
-                    scan.scan(self.store, progress, cancelled))]
+                    scan.scan(self.store, progress, cancelled, keep_view=True))]
             return self.found
 
     def live_findings(self, found: list[dict]) -> list[dict]:

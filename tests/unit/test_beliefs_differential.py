@@ -137,15 +137,23 @@ def sql_table(store: Store, spec: B.ViewSpec) -> dict:
     return out
 
 
-def in_parts(store: Store, spec: B.ViewSpec) -> list[dict]:
-    """The belief table materialized in parts of about 2 judged entries each."""
+def judged_rows(store: Store) -> list[tuple]:
+    return store.con.execute("SELECT * FROM judged ORDER BY rowid").fetchall()
+
+
+def in_parts(store: Store, spec: B.ViewSpec) -> tuple:
+    """The belief table, `judged` and the conflicts materialized a range of about 2 judged
+    entries at a time, and the rows each_belief_of and each_conflict_of read a range at a
+    time."""
     kept = B.PART_ENTRIES
     B.PART_ENTRIES = 2
     try:
+        streamed = list(B.each_belief_of(store.con, spec)), list(B.each_conflict_of(store.con, spec))
         B.materialize(store.con, spec)
+        whole = B.all_beliefs(store.con), judged_rows(store), B.conflicts(store.con)
     finally:
         B.PART_ENTRIES = kept
-    return B.all_beliefs(store.con)
+    return *whole, *streamed
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -165,9 +173,10 @@ def test_sql_beliefs_match_reference(tmp_path_factory, case):
     st_ = ref.state_at(reference_events(events), tk)
     expected = ref.belief_table(st_, tk, tv, context)
     assert sql_table(store, spec) == expected
-    # Built a few keys at a time, as a large store's table is: the same rows, positions and all.
-    whole = B.all_beliefs(store.con)
-    assert in_parts(store, spec) == whole
+    # Built a few keys at a time, as a large store's table is: the same rows, positions and
+    # all, and `judged` the same rows in the same physical order.
+    whole, judged, marks = B.all_beliefs(store.con), judged_rows(store), B.conflicts(store.con)
+    assert in_parts(store, spec) == (whole, judged, marks, whole, marks)
     for key in {(e["entity"], e["attribute"]) for e in st_.values()}:
         scopes = {e["scope"] for e in st_.values() if (e["entity"], e["attribute"]) == key}
         for ctx in [context] if context is not None else sorted(scopes | {""}):

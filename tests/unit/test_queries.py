@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.store import gate, queries
+from inspector.store import beliefs, gate, queries
 from inspector.store.actions import Request
 from inspector.store.append import event_draft
 from inspector.store.load import SOURCE_RE, Store
@@ -44,7 +44,8 @@ DYNAMIC = {
     "scoped_entries", "scoped_versions", "scoped_edges",
     "focus_ids_create", "focus_versions_create",
     "macro_visible", "macro_state_replay", "macro_state_at", "macro_support_at",
-    "macro_judged_at", "judged_create", "macro_pre_reason", "macro_beliefs_in",
+    "macro_key_in_range", "macro_judged_at", "judged_create", "support_create",
+    "macro_pre_reason", "macro_beliefs_in",
     "versions_insert", "known_ids_insert", "entries_touch", "entries_forget", "entries_refresh",
     "edges_forget", "edges_refresh",
     "drop_raw", "drop_staged", "drop_raw_file", "drop_raw_parsed", "drop_raw_lines",
@@ -167,8 +168,7 @@ def firsts(con, name: str, **params) -> list:
 
 def view(con, ctx: str | None = None) -> None:
     """The belief view at T and every TUI table built from it (what rebuild_view runs)."""
-    con.execute(sql("judged_materialize"), {"tk": T})
-    con.execute(sql("beliefs_materialize"), {"tk": T, "tv": T, "ctx": ctx})
+    beliefs.materialize(con, beliefs.ViewSpec(ctx, beliefs.Moment(tk=T, tv=T)))
     con.execute(sql("tui_changed_ids"), {"ids": []})
     for name in ("tui_beliefs_source", "tui_beliefs_all", "tui_held_source", "tui_held_rows",
                  "tui_quarantine_source", "tui_quarantine_rows",
@@ -238,7 +238,8 @@ def test_a_loaded_store_has_its_tables_and_no_scratch(bc):
         ("base", "versions", 12), ("base", "view_meta", 1),
         ("memory", "edges_new", 0), ("memory", "entries_new", 0), ("memory", "focus_ids", 0),
         ("memory", "focus_keys", 0), ("memory", "judged", 0), ("memory", "known_new", 0),
-        ("memory", "touched", 0), ("memory", "version_cites", 0), ("memory", "version_cites_seq", 1),
+        ("memory", "support", 0), ("memory", "touched", 0), ("memory", "version_cites", 0),
+        ("memory", "version_cites_seq", 1),
         ("memory", "versions_new", 0), ("memory", "view_scope", 0)]
     assert table(con, "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1") == [
         ("all_edges",), ("all_entries",), ("all_versions",), ("edges",), ("entries",),
@@ -405,7 +406,7 @@ def test_unsupported_among(bc):
 def test_the_beliefs_of_focus_keys(bc):
     bc.con.execute(sql("focus_keys_fill"), {"entities": ["svc"], "attributes": ["timeout_config"]})
     assert table(bc.con, "SELECT * FROM focus_keys") == [("svc", "timeout_config")]
-    bc.con.execute(sql("judged_materialize"), {"tk": T})
+    beliefs.materialize(bc.con, beliefs.ViewSpec(None, beliefs.Moment(tk=T, tv=T)))
     assert sorted((r[0], r[3]) for r in rows(bc.con, "beliefs_focus", tk=T)) == [
         ("repo:svc", "M1"), (LEGACY, "M0")]
 
@@ -547,6 +548,8 @@ def test_an_erased_subject_is_suppressed(bc):
 def test_scan_findings(bc, mt):
     con = bc.con
     assert rows(con, "scan_scope_leak") == [("M4", ["M2"], "repo:svc")]
+    assert rows(con, "scan_unsupported", tk=T) == []                 # `support` not filled yet
+    con.execute(sql("support_materialize"), {"tk": T})
     assert rows(con, "scan_unsupported", tk=T) == [("M4", ["M2"])]
     assert rows(con, "scan_echo") == [("M7", "M1", ["M3", "M6"])]
     assert rows(con, "scan_dangling") == []
