@@ -189,23 +189,25 @@ def rule_shape(text: str) -> Finding | None:
     return found[0] if found else model_finding(text, model)
 
 
-def _trusted_words(model: gate_model.GateModel
-                   ) -> tuple[frozenset[str], tuple[str, ...], tuple[int, ...]]:
-    """The words and substrings without which no trusted rule can match, and the trusted
-    rules' indices in RULES (in order)."""
-    words: set[str] = set()
-    marks: list[str] = []
-    indices = []
-    for key in model.trusted_rules:
-        index = key.rsplit(":", 1)[1]
-        if index.isdigit():
-            words |= RULES[int(index)].words
-            marks += RULES[int(index)].marks
-            indices.append(int(index))
-    return frozenset(words), tuple(marks), tuple(sorted(indices))
+class _TrustedCues:
+    """What a trusted rule cannot match without: its words (by word, the trusted rules
+    that need it, in RULES order) or substrings, and its gate."""
+
+    def __init__(self, model: gate_model.GateModel):
+        by_word: dict[str, list[int]] = {}
+        self.marks: list[tuple[str, int]] = []
+        for key in model.trusted_rules:
+            index = key.rsplit(":", 1)[1]
+            if index.isdigit():
+                for word in RULES[int(index)].words:
+                    by_word.setdefault(word, []).append(int(index))
+                self.marks += [(mark, int(index)) for mark in RULES[int(index)].marks]
+        self.by_word = {word: tuple(sorted(found)) for word, found in by_word.items()}
+        self.words = frozenset(by_word)
+        self.respell = "obfuscation:decoded" in model.trusted_rules
 
 
-_TRUSTED_CUES: dict[int, tuple[frozenset[str], tuple[str, ...], tuple[int, ...]]] = {}
+_TRUSTED_CUES: dict[int, _TrustedCues] = {}
 
 
 def _may_trust(text: str, model: gate_model.GateModel) -> bool:
@@ -216,46 +218,63 @@ def _may_trust(text: str, model: gate_model.GateModel) -> bool:
         return False
     cues = _TRUSTED_CUES.get(id(model))
     if cues is None:
-        cues = _TRUSTED_CUES[id(model)] = _trusted_words(model)
-    words, marks, indices = cues
+        cues = _TRUSTED_CUES[id(model)] = _TrustedCues(model)
     plain = normalize(text)
     if plain != text:           # a disguise undone by normalizing (rule_match reports it)
         return True
-    if _hinted(plain):          # an encoding, or look-alike letters
-        return True
     found = _word_set(plain)
-    if "obfuscation:decoded" in model.trusted_rules and any(
-            map(fx.override_respelling, found)):
+    if _hinted(plain) and _may_decode(plain, found) and _decodes(plain, found):
+        return True             # an encoding, or look-alike letters (as rule_match decodes)
+    if cues.respell and any(map(fx.override_respelling, found)):
         return True
     lower = plain.lower()
-    if words.isdisjoint(found) and not any(mark in lower for mark in marks):
+    if cues.words.isdisjoint(found) and not any(mark in lower for mark, _ in cues.marks):
         return False
-    # A trusted word is common ("you", "system", "if"): nine texts in ten that hold one
-    # fail the trusted rules' gates, so rule_match need not run for them.
-    return _trusted_gate_passes(plain, found, indices)
+    # A trusted word is common ("you", "system", "if"): one text in thirty that holds one
+    # meets a trusted rule, so the trusted rules alone are tried before rule_match.
+    return _trusted_rule_matches(plain, found, cues)
 
 
-def _trusted_gate_passes(plain: str, words: frozenset[str], indices: tuple[int, ...]) -> bool:
-    """Would _first_rule_at try one of the trusted rules' patterns on this text: the rule a
-    candidate (its words or substrings there) and its gate passed? Where _first_rule_at
-    runs no gates (text that is not _foldable), any candidate is enough."""
+def _decodes(text: str, words: frozenset[str]) -> bool:
+    """Does one of the decoders _decoded_rule would run make a new text of this one (a
+    rotation always does)? When none does, it can find no rule. Most texts it is asked of
+    hold a long token (a URL, an id) that no base64 or hex decoding reads as text."""
+    hints = _disguises(text, words)
+    if "rot" in hints:
+        return True
+    for name, decode in DECODERS:
+        if name in hints:
+            decoded = decode(text)
+            if decoded and decoded != text:
+                return True
+    return False
+
+
+def _trusted_rule_matches(plain: str, words: frozenset[str], cues: _TrustedCues) -> bool:
+    """Does a trusted rule match this text as _first_rule_at tries it (a candidate by its
+    words or substrings, past its gate, its pattern and check)? When none does, the first
+    rule that matches is not a trusted one. (Unquoting only takes words and substrings away:
+    _may_trust's test of the plain text stands.)"""
     unquoted = _unquote_mentions(plain)
     if unquoted is not plain:
         words = _words_of(unquoted)
     lower = unquoted.lower()
-    candidates = [index for index in indices
-                  if not RULES[index].words.isdisjoint(words)
-                  or any(mark in lower for mark in RULES[index].marks)]
-    if not candidates or not _foldable(unquoted):
-        return bool(candidates)
+    candidates = {index for word in words & cues.words for index in cues.by_word[word]}
+    candidates.update(index for mark, index in cues.marks if mark in lower)
+    if not candidates:
+        return False
+    if not _foldable(unquoted):
+        return any(_match(RULES[index], unquoted) for index in candidates)
     contains = lower.__contains__
     for index in candidates:
-        testers = (_FOLDED[index] or _folded(index))[0]
+        testers, pattern = _FOLDED[index] or _folded(index)
         for test in testers:
             if not (any(map(contains, test)) if type(test) is tuple else test(lower)):
                 break
         else:
-            return True
+            if (_match_folded(RULES[index], pattern, unquoted, lower) if pattern
+                    else _match(RULES[index], unquoted)):
+                return True
     return False
 
 
