@@ -321,8 +321,8 @@ def print_model_file() -> None:
     model = gate_model.from_json(path.read_bytes())
     loaded = time.perf_counter() - started
     weights = sum(map(len, (model._w, model._c, *model._next.values(), model._s, model._h)))
-    print(f"model file {path.relative_to(ROOT)}: {path.stat().st_size:,} bytes, {weights:,} weights, "
-          f"loads in {loaded * 1000:.0f} ms; threshold {model.threshold}; "
+    print(f"model file {path.relative_to(ROOT)}: {path.stat().st_size:,} bytes, "
+          f"{weights:,} weights, loads in {loaded * 1000:.0f} ms; threshold {model.threshold}; "
           f"corpus digest {model.corpus_digest[:12]}")
 
 
