@@ -368,6 +368,11 @@ def override_class(word: str) -> tuple[str, bool] | None:
 def _misspelling_of(word: str, target: str) -> bool:
     """Within an edit of a short target word, two of a longer one."""
     limit = 1 if len(target) <= 6 else 2
+    # Each edit brings in or takes away one letter: a word with more letters than the limit
+    # that the target lacks (or lacking more of the target's) is beyond it. A cheap bound
+    # first: most words are refused by it, not by the full distance.
+    if len(set(target).difference(word)) > limit or len(set(word).difference(target)) > limit:
+        return False
     return _osa(word, target, limit) <= limit
 
 
