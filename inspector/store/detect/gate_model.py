@@ -132,13 +132,22 @@ class GateModel:
     def explain(self, text: str) -> Score:
         """The best segment's probability, its strongest sentence and features."""
         context = fx.context_of(normalize(text))
-        best = max(fx.segments(text), key=lambda sd: self.segment_logit(sd[0], context, sd[1]))
-        segment, decoded = best
+        logits: dict[tuple[str, bool], float] = {}
+
+        def logit(segment: str, decoded: bool) -> float:
+            """segment_logit, each segment scored once (a one-sentence value is the best
+            segment and its own strongest sentence)."""
+            key = (segment, decoded)
+            if key not in logits:
+                logits[key] = self.segment_logit(segment, context, decoded)
+            return logits[key]
+
+        segment, decoded = max(fx.segments(text), key=lambda sd: logit(*sd))
         # the stronger sentence of a two-sentence window is the excerpt
         parts = [p for p in fx._SENTENCE_SPLIT.split(segment) if p.strip()] or [segment]
-        excerpt = max(parts, key=lambda p: self.segment_logit(p, context, decoded))
+        excerpt = max(parts, key=lambda p: logit(p, decoded))
         shown = " ".join(excerpt.split())
-        return Score(_sigmoid(self.segment_logit(segment, context, decoded)),
+        return Score(_sigmoid(logit(segment, decoded)),
                      f"decoded: {shown}" if decoded else shown,
                      tuple(self._reasons(segment, context, decoded)))
 
