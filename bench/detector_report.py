@@ -320,9 +320,9 @@ def print_model_file() -> None:
     started = time.perf_counter()
     model = gate_model.from_json(path.read_bytes())
     loaded = time.perf_counter() - started
+    weights = sum(map(len, (model._w, model._c, *model._next.values(), model._s, model._h)))
     print(f"model file {path.relative_to(ROOT)}: {path.stat().st_size:,} bytes, "
-          f"{sum(map(len, (model._w, model._c, model._b, model._s, model._h))):,} weights, "
-          f"loads in {loaded * 1000:.0f} ms; threshold {model.threshold}; "
+          f"{weights:,} weights, loads in {loaded * 1000:.0f} ms; threshold {model.threshold}; "
           f"corpus digest {model.corpus_digest[:12]}")
 
 

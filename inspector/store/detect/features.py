@@ -30,7 +30,7 @@ import math
 import re
 from functools import lru_cache
 
-from .decoders import _CONFUSABLES, _ROT13, DECODERS, _tag_smuggled
+from .decoders import _CONFUSABLES, _ROT13, _SEPARATED, DECODERS, _tag_smuggled
 from .text import normalize, remember_last
 
 LONG = 300            # longer texts are scored per window of two sentences
@@ -99,6 +99,26 @@ _SEND_WORDS = frozenset("""send forward transfer wire email mail share upload po
 copy pay give grant leak submit deliver export""".split())
 _PERSIST_PHRASE_WORDS = frozenset(("now", "forward", "point", "future", "time", "times"))
 
+# Each word of the sets above, with the names of the sets that hold it: a segment's words meet
+# the table once (_kinds_of), not each set in turn (a dozen isdisjoint calls, each a lookup
+# a word of the segment, were a tenth of scoring a value).
+_WORD_SETS = {"you": _YOU, "agent": _AGENT, "first_person": _FIRST_PERSON, "persist": _PERSIST,
+              "about_injection": _ABOUT_INJECTION, "role": _ROLE_WORDS,
+              "turn_agent": _TURN_AGENT_WORDS, "turn_user": _TURN_USER_WORDS, "id": _ID_WORDS,
+              "tld": _TLDS, "say": _SAY_WORDS, "not": _NOT_WORDS, "send": _SEND_WORDS,
+              "persist_phrase": _PERSIST_PHRASE_WORDS}
+_KINDS = {word: frozenset(kind for kind, words in _WORD_SETS.items() if word in words)
+          for word in frozenset().union(*_WORD_SETS.values())}
+_KIND_WORDS = frozenset(_KINDS)
+
+
+def _kinds_of(words: set[str]) -> frozenset[str]:
+    """The names of the word sets (_WORD_SETS) that share a word with these words."""
+    hits = words & _KIND_WORDS
+    if not hits:
+        return frozenset()
+    return frozenset().union(*map(_KINDS.__getitem__, hits))
+
 _CHAT_TOKEN = re.compile(r"<\|[^|>\n]{1,30}\|>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|</?s>|"
                          r"</?(?:system|assistant|user|instructions?)>")
 _ROLE_HEADER = re.compile(
@@ -131,10 +151,12 @@ _PERSIST_PHRASE = re.compile(r"\b(?:from now on|going forward|from this point|in
 _DIGIT = re.compile(r"\d")
 
 
-def _markers(segment: str, words: set[str]) -> set[str]:
-    """The structural markers a (lower-cased) segment holds."""
+def _markers(segment: str, words: set[str], kinds: frozenset[str] | None = None) -> set[str]:
+    """The structural markers a (lower-cased) segment holds (kinds: _kinds_of(words))."""
     found = set()
-    roles = not words.isdisjoint(_ROLE_WORDS)
+    if kinds is None:
+        kinds = _kinds_of(words)
+    roles = "role" in kinds
     if ("<" in segment or "[" in segment) and _CHAT_TOKEN.search(segment):
         found.add("chat_token")
     if roles:
@@ -145,31 +167,31 @@ def _markers(segment: str, words: set[str]) -> set[str]:
     if "###" in segment or "====" in segment or "----" in segment or "***" in segment:
         found.add("hashes")
     if ":" in segment:
-        if not words.isdisjoint(_TURN_AGENT_WORDS) and _TURN_AGENT.search(segment):
+        if "turn_agent" in kinds and _TURN_AGENT.search(segment):
             found.add("turn_agent")
-        if not words.isdisjoint(_TURN_USER_WORDS) and _TURN_USER.search(segment):
+        if "turn_user" in kinds and _TURN_USER.search(segment):
             found.add("turn_user")
     if "@" in segment and _EMAIL.search(segment):
         found.add("email")
     if "://" in segment or "www." in segment or (
-            not words.isdisjoint(_TLDS) and _URL.search(segment)):
+            "tld" in kinds and _URL.search(segment)):
         found.add("url")
     if "0" in words or _DIGIT.search(segment):
         if _IBAN.search(segment):
             found.add("iban")
-        if not words.isdisjoint(_ID_WORDS) and _IDENTIFIER.search(segment):
+        if "id" in kinds and _IDENTIFIER.search(segment):
             found.add("identifier")
         if _LONG_NUMBER.search(segment):
             found.add("long_number")
     if "you" in words and _MODAL_YOU.search(segment):
         found.add("modal_you")
-    if not words.isdisjoint(_SAY_WORDS) and _SAY_THAT.search(segment):
+    if "say" in kinds and _SAY_THAT.search(segment):
         found.add("say_that")
-    if not words.isdisjoint(_NOT_WORDS) and _DO_NOT_TELL.search(segment):
+    if "not" in kinds and _DO_NOT_TELL.search(segment):
         found.add("do_not_tell")
-    if not words.isdisjoint(_SEND_WORDS) and _VERB_TO.search(segment):
+    if "send" in kinds and _VERB_TO.search(segment):
         found.add("verb_to")
-    if not words.isdisjoint(_PERSIST_PHRASE_WORDS) and _PERSIST_PHRASE.search(segment):
+    if "persist_phrase" in kinds and _PERSIST_PHRASE.search(segment):
         found.add("persist_phrase")
     if "!!" in segment:
         found.add("bangs")
@@ -201,6 +223,8 @@ def segments(text: str) -> list[tuple[str, bool]]:
 _LEET_DIGITS = re.compile(r"[a-z][013457]+[a-z]", re.I)
 _LONG_RUN = re.compile(r"[A-Za-z0-9+/_=-]{16,}")
 _HYPHEN_SPLIT = re.compile(r"(?<=[a-z])-(?=[a-z])", re.I)
+# Every match holds a separator, a character, a separator (decoders._SEPARATED, which scans
+# several times faster, since few characters can start it): _hints searches for that first.
 _LETTER_RUN = re.compile(r"\b(?:\w[.\-_*·]){3,}\w\b")
 _PERCENT = re.compile(r"(?:%[0-9a-f]{2}){3}", re.I)
 _ENTITY = re.compile(r"&#?\w{1,8};")
@@ -231,7 +255,7 @@ def _hints(text: str) -> set[str]:
             hints.add("binary")
     if ("-" in text and len(_HYPHEN_SPLIT.findall(text)) >= 3) or (
             text.count(".") + text.count("-") + text.count("_") + text.count("*") >= 3
-            and _LETTER_RUN.search(text)):
+            and _SEPARATED.search(text) and _LETTER_RUN.search(text)):
         hints.add("split")
     if len(text) >= 12 and text.count(" ") * 3 >= len(text):
         hints.add("spaced")
@@ -344,6 +368,11 @@ def override_class(word: str) -> tuple[str, bool] | None:
 def _misspelling_of(word: str, target: str) -> bool:
     """Within an edit of a short target word, two of a longer one."""
     limit = 1 if len(target) <= 6 else 2
+    # Each edit brings in or takes away one letter: a word with more letters than the limit
+    # that the target lacks (or lacking more of the target's) is beyond it. A cheap bound
+    # first: most words are refused by it, not by the full distance.
+    if len(set(target).difference(word)) > limit or len(set(word).difference(target)) > limit:
+        return False
     return _osa(word, target, limit) <= limit
 
 
@@ -414,17 +443,18 @@ def hand_features(segment: str, tokens: list[str], starts: list[str], context: f
             names.add("imperative_first")
     else:
         imperative = False
-    if not words.isdisjoint(_YOU):
+    kinds = _kinds_of(words)
+    if "you" in kinds:
         names.add("addressed:you")
-    if not words.isdisjoint(_AGENT):
+    if "agent" in kinds:
         names.add("addressed:assistant")
-    if not words.isdisjoint(_FIRST_PERSON):
+    if "first_person" in kinds:
         names.add("first_person")
-    if not words.isdisjoint(_PERSIST):
+    if "persist" in kinds:
         names.add("persist_word")
-    if not words.isdisjoint(_ABOUT_INJECTION):
+    if "about_injection" in kinds:
         names.add("about_injection")
-    marks = _markers(segment, words)
+    marks = _markers(segment, words, kinds)
     names.update(marks)
     if "turn_agent" in marks and "turn_user" in marks:
         names.add("fake_turns")

@@ -189,43 +189,93 @@ def rule_shape(text: str) -> Finding | None:
     return found[0] if found else model_finding(text, model)
 
 
-def _trusted_words(model: gate_model.GateModel) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The words and substrings without which no trusted rule can match."""
-    words: set[str] = set()
-    marks: list[str] = []
-    for key in model.trusted_rules:
-        index = key.rsplit(":", 1)[1]
-        if index.isdigit():
-            words |= RULES[int(index)].words
-            marks += RULES[int(index)].marks
-    return frozenset(words), tuple(marks)
+class _TrustedCues:
+    """What a trusted rule cannot match without: its words (by word, the trusted rules
+    that need it, in RULES order) or substrings, and its gate."""
+
+    def __init__(self, model: gate_model.GateModel):
+        by_word: dict[str, list[int]] = {}
+        self.marks: list[tuple[str, int]] = []
+        for key in model.trusted_rules:
+            index = key.rsplit(":", 1)[1]
+            if index.isdigit():
+                for word in RULES[int(index)].words:
+                    by_word.setdefault(word, []).append(int(index))
+                self.marks += [(mark, int(index)) for mark in RULES[int(index)].marks]
+        self.by_word = {word: tuple(sorted(found)) for word, found in by_word.items()}
+        self.words = frozenset(by_word)
+        self.respell = "obfuscation:decoded" in model.trusted_rules
 
 
-_TRUSTED_CUES: dict[int, tuple[frozenset[str], tuple[str, ...]]] = {}
+_TRUSTED_CUES: dict[int, _TrustedCues] = {}
 
 
 def _may_trust(text: str, model: gate_model.GateModel) -> bool:
-    """Could a trusted rule match? Its words or substrings in the text, or a disguise
-    (look-alike letters, invisible characters, an encoding) that a trusted decoding undoes."""
+    """Could a trusted rule match? Its words or substrings in the text and its gate passed
+    (as _first_rule_at would try it), or a disguise (look-alike letters, invisible
+    characters, an encoding, a respelling) that a trusted decoding undoes."""
     if not model.trusted_rules:
         return False
     cues = _TRUSTED_CUES.get(id(model))
     if cues is None:
-        cues = _TRUSTED_CUES[id(model)] = _trusted_words(model)
-    words, marks = cues
+        cues = _TRUSTED_CUES[id(model)] = _TrustedCues(model)
     plain = normalize(text)
     if plain != text:           # a disguise undone by normalizing (rule_match reports it)
         return True
-    if _hinted(plain):          # an encoding, or look-alike letters
-        return True
     found = _word_set(plain)
-    if not words.isdisjoint(found):
-        return True
-    if "obfuscation:decoded" in model.trusted_rules and any(
-            map(fx.override_respelling, found)):
+    if _hinted(plain) and _may_decode(plain, found) and _decodes(plain, found):
+        return True             # an encoding, or look-alike letters (as rule_match decodes)
+    if cues.respell and any(map(fx.override_respelling, found)):
         return True
     lower = plain.lower()
-    return any(mark in lower for mark in marks)
+    if cues.words.isdisjoint(found) and not any(mark in lower for mark, _ in cues.marks):
+        return False
+    # A trusted word is common ("you", "system", "if"): one text in thirty that holds one
+    # meets a trusted rule, so the trusted rules alone are tried before rule_match.
+    return _trusted_rule_matches(plain, found, cues)
+
+
+def _decodes(text: str, words: frozenset[str]) -> bool:
+    """Does one of the decoders _decoded_rule would run make a new text of this one (a
+    rotation always does)? When none does, it can find no rule. Most texts it is asked of
+    hold a long token (a URL, an id) that no base64 or hex decoding reads as text."""
+    hints = _disguises(text, words)
+    if "rot" in hints:
+        return True
+    for name, decode in DECODERS:
+        if name in hints:
+            decoded = decode(text)
+            if decoded and decoded != text:
+                return True
+    return False
+
+
+def _trusted_rule_matches(plain: str, words: frozenset[str], cues: _TrustedCues) -> bool:
+    """Does a trusted rule match this text as _first_rule_at tries it (a candidate by its
+    words or substrings, past its gate, its pattern and check)? When none does, the first
+    rule that matches is not a trusted one. (Unquoting only takes words and substrings away:
+    _may_trust's test of the plain text stands.)"""
+    unquoted = _unquote_mentions(plain)
+    if unquoted is not plain:
+        words = _words_of(unquoted)
+    lower = unquoted.lower()
+    candidates = {index for word in words & cues.words for index in cues.by_word[word]}
+    candidates.update(index for mark, index in cues.marks if mark in lower)
+    if not candidates:
+        return False
+    if not _foldable(unquoted):
+        return any(_match(RULES[index], unquoted) for index in candidates)
+    contains = lower.__contains__
+    for index in candidates:
+        testers, pattern = _FOLDED[index] or _folded(index)
+        for test in testers:
+            if not (any(map(contains, test)) if type(test) is tuple else test(lower)):
+                break
+        else:
+            if (_match_folded(RULES[index], pattern, unquoted, lower) if pattern
+                    else _match(RULES[index], unquoted)):
+                return True
+    return False
 
 
 MODEL_SENTENCE_MAX = 60
