@@ -131,10 +131,11 @@ def _judged(store: Store, keep_view: bool) -> list[Finding]:
         rows = [row for _ in beliefs.in_ranges(store.con, spec, keep=False)
                 for row in store.con.execute(sql("scan_contested")).fetchall()]
         unsupported = store.con.execute(sql("scan_unsupported"), {"tk": spec.moment.tk}).fetchall()
-    return _unsupported(unsupported) + [Finding("belief.contested", m, f"{m}, the belief for {entity} · {attribute} in "
-                                           f"{scope or 'the global scope'!r}, is contested by "
-                                           f"{_ids(others)} (same authority and scope, another value)")
-            for m, scope, entity, attribute, others in rows]
+    contested = [Finding("belief.contested", m, f"{m}, the belief for {entity} · {attribute} in "
+                                                f"{scope or 'the global scope'!r}, is contested by "
+                                                f"{_ids(others)} (same authority and scope, another value)")
+                 for m, scope, entity, attribute, others in rows]
+    return _unsupported(unsupported) + contested
 
 
 def _text(store: Store, progress: Progress | None, cancelled: Callable[[], bool] | None) -> list[Finding]:
@@ -210,8 +211,9 @@ def scan(store: Store, progress: Progress | None = None,
         # Judging every belief (_judged) first, the walks over the citations next, then the
         # texts a chunk at a time, then the rest: the steps with the largest working memory
         # run before the others have left theirs with DuckDB's allocator. At the peak, 5M
-        # bench store: 451-455 MB this way, 506 MB with the walks after the texts; 1M store,
-        # 125,000-entry chunks: 495-515 MB with judging first, 537-545 MB with the texts first.
+        # bench store: the steps alone 451-455 MB this way, 506 MB with the walks after the
+        # texts (`scan --json` 459-520 MB, 535 MB); 1M store, 125,000-entry chunks: 495-515 MB
+        # with judging first, 537-545 MB with the texts first.
         if progress:
             progress(0.0, "contested, unsupported")
         found.extend(_judged(store, keep_view))
