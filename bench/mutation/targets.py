@@ -107,6 +107,9 @@ EQUIVALENT_SQL = [
     Equivalent("judged_add_range", "order", None, None,
                "the physical order of the materialized `judged` table is only for row-group "
                "skipping; every reader orders its own result"),
+    Equivalent("beliefs_add_range", "order", None, None,
+               "as judged_add_range: the physical order of `beliefs` is only for row-group "
+               "skipping; every page orders by pos itself (beliefs_page)"),
     Equivalent("judged_materialize_focus", "order", None, None,
                "as judged_add_range: the physical order of `judged` is only for row-group skipping"),
     Equivalent("focus_ids_fill", "distinct", None, None,

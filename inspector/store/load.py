@@ -57,7 +57,7 @@ MACROS_DERIVED = (
                          ("FROM state_at(tk)", "FROM state_at_focus(tk)"),
                          ("JOIN support_at(tk)", "JOIN support_at_focus(tk)")]),
     # judged_at for one range of keys, reading the summaries' support from the `support`
-    # table (beliefs.materialize walks the store once, then judges it a range at a time).
+    # table (beliefs.in_ranges walks the store once, then judges it a range at a time).
     ("macro_judged_at", [("MACRO judged_at(tk)", "MACRO judged_in_range(tk, lo_entity, "
                           "lo_attribute, hi_entity, hi_attribute)"),
                          ("JOIN support_at(tk) p ON p.memory_id = s.memory_id",
