@@ -6,14 +6,10 @@
 -- whole store that judging any part of it needs, done once (beliefs.materialize).
 CREATE OR REPLACE TABLE support AS SELECT * FROM support_at($tk)
 
--- name: judged_entries_count
--- How many entries judging every key as of $tk judges (a row of `judged` each).
-SELECT count(*) FROM state_at($tk)
-
 -- name: judged_range_starts
 -- The first key of each range of about $size judged entries after the first range, in key
 -- order: a key starts a range when the entries of the keys before it reach the next multiple
--- of $size (a key is never split).
+-- of $size (a key is never split). None when every entry fits one range.
 WITH per_key AS (
     SELECT entity, attribute, count(*) AS n FROM state_at($tk) GROUP BY entity, attribute
 ), placed AS (

@@ -157,9 +157,7 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool) -> Ite
     tk = spec.moment.tk
     params = {"tk": tk, "tv": spec.moment.tv, "ctx": spec.context}
     con.execute(sql("support_materialize"), {"tk": tk})
-    starts: list[tuple[str, str]] = []
-    if con.execute(sql("judged_entries_count"), {"tk": tk}).fetchone()[0] > PART_ENTRIES:
-        starts = con.execute(sql("judged_range_starts"), {"tk": tk, "size": PART_ENTRIES}).fetchall()
+    starts = con.execute(sql("judged_range_starts"), {"tk": tk, "size": PART_ENTRIES}).fetchall()
     before = 0
     for n, (lo, hi) in enumerate(zip([(None, None), *starts], [*starts, (None, None)])):
         if n == 0 or not keep:

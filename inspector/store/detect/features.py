@@ -151,11 +151,9 @@ _PERSIST_PHRASE = re.compile(r"\b(?:from now on|going forward|from this point|in
 _DIGIT = re.compile(r"\d")
 
 
-def _markers(segment: str, words: set[str], kinds: frozenset[str] | None = None) -> set[str]:
+def _markers(segment: str, words: set[str], kinds: frozenset[str]) -> set[str]:
     """The structural markers a (lower-cased) segment holds (kinds: _kinds_of(words))."""
     found = set()
-    if kinds is None:
-        kinds = _kinds_of(words)
     roles = "role" in kinds
     if ("<" in segment or "[" in segment) and _CHAT_TOKEN.search(segment):
         found.add("chat_token")

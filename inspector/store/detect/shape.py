@@ -10,6 +10,8 @@ whose excerpt names its probability, the strongest sentence and the features beh
 from __future__ import annotations
 
 import re
+import weakref
+from typing import Iterable, Iterator
 
 from . import features as fx
 from . import gate_model
@@ -102,25 +104,31 @@ def _first_rule_at(text: str, words: set[str] | None = None) -> tuple[Finding, i
     unquoted = _unquote_mentions(text)
     if words is None or unquoted is not text:
         words = _words_of(unquoted)
+    return next(_matches(unquoted, _candidates(unquoted, words)), None)
+
+
+def _matches(unquoted: str, indexes: Iterable[int]) -> Iterator[tuple[Finding, int]]:
+    """Each rule of `indexes` (RULES indexes, in their order) that matches the text, with its
+    finding: for a foldable text its gate first (one string of each group, else the rule
+    cannot match), then its case-sensitive pattern; else the rule as written."""
     if not _foldable(unquoted):
-        for index in _candidates(unquoted, words):
+        for index in indexes:
             found = _match(RULES[index], unquoted)
             if found:
-                return found, index
-        return None
+                yield found, index
+        return
     lower = unquoted.lower()
     contains = lower.__contains__
-    for index in _candidates(unquoted, words):
+    for index in indexes:
         testers, pattern = _FOLDED[index] or _folded(index)
-        for test in testers:    # the gate: one string of each group, else the rule cannot match
+        for test in testers:
             if not (any(map(contains, test)) if type(test) is tuple else test(lower)):
                 break
         else:
             found = (_match_folded(RULES[index], pattern, unquoted, lower) if pattern
                      else _match(RULES[index], unquoted))
             if found:
-                return found, index
-    return None
+                yield found, index
 
 
 # Per rule, built on first use: its gate as testers (a tuple of substrings, one of which
@@ -207,7 +215,9 @@ class _TrustedCues:
         self.respell = "obfuscation:decoded" in model.trusted_rules
 
 
-_TRUSTED_CUES: dict[int, _TrustedCues] = {}
+# Keyed by the model itself (weakly): an id could be a collected model's, reused.
+_TRUSTED_CUES: "weakref.WeakKeyDictionary[gate_model.GateModel, _TrustedCues]" = (
+    weakref.WeakKeyDictionary())
 
 
 def _may_trust(text: str, model: gate_model.GateModel) -> bool:
@@ -216,9 +226,9 @@ def _may_trust(text: str, model: gate_model.GateModel) -> bool:
     characters, an encoding, a respelling) that a trusted decoding undoes."""
     if not model.trusted_rules:
         return False
-    cues = _TRUSTED_CUES.get(id(model))
+    cues = _TRUSTED_CUES.get(model)
     if cues is None:
-        cues = _TRUSTED_CUES[id(model)] = _TrustedCues(model)
+        cues = _TRUSTED_CUES[model] = _TrustedCues(model)
     plain = normalize(text)
     if plain != text:           # a disguise undone by normalizing (rule_match reports it)
         return True
@@ -261,21 +271,7 @@ def _trusted_rule_matches(plain: str, words: frozenset[str], cues: _TrustedCues)
     lower = unquoted.lower()
     candidates = {index for word in words & cues.words for index in cues.by_word[word]}
     candidates.update(index for mark, index in cues.marks if mark in lower)
-    if not candidates:
-        return False
-    if not _foldable(unquoted):
-        return any(_match(RULES[index], unquoted) for index in candidates)
-    contains = lower.__contains__
-    for index in candidates:
-        testers, pattern = _FOLDED[index] or _folded(index)
-        for test in testers:
-            if not (any(map(contains, test)) if type(test) is tuple else test(lower)):
-                break
-        else:
-            if (_match_folded(RULES[index], pattern, unquoted, lower) if pattern
-                    else _match(RULES[index], unquoted)):
-                return True
-    return False
+    return next(_matches(unquoted, candidates), None) is not None
 
 
 MODEL_SENTENCE_MAX = 60
