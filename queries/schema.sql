@@ -143,7 +143,7 @@ SEMI JOIN focus_keys k
     ON v.entity IS NOT DISTINCT FROM k.entity AND v.attribute IS NOT DISTINCT FROM k.attribute
 
 -- name: focus_versions_create
--- What the *_focus belief macros read instead of `versions` (see load.py, MACROS_DERIVED).
+-- What the *_focus belief macros read instead of `versions` (see store/macros.py, MACROS_DERIVED).
 CREATE OR REPLACE VIEW focus_versions AS
 SELECT * FROM versions WHERE memory_id IN (SELECT memory_id FROM focus_ids)
 

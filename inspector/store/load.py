@@ -27,7 +27,7 @@ from .logfile import (StorePaths, Tail, chunk_bounds, copy_range, count_lines, d
 from .contract import extras_problem, value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
-from . import strictscan, view
+from . import macros, strictscan, view
 
 TAKE = ("versions_insert", "known_ids_insert", "entries_touch", "entries_forget",
         "entries_refresh", "edges_forget", "edges_refresh")
@@ -39,32 +39,6 @@ SCOPED = ("scoped_entries", "scoped_versions", "scoped_edges")
 SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create",
          "touched_create", "scope_create", "cites_create", "cites_seq_create", "base_attach_empty",
          *EMPTY_BASE, *OVERLAYS)
-MACROS = ("focus_keys_create", "focus_ids_create", "focus_key_entries_create",
-          "focus_versions_create", "macro_visible", "macro_state_replay", "macro_state_at",
-          "macro_support_at", "macro_key_in_range", "macro_judged_at", "judged_create",
-          "support_create", "macro_pre_reason",
-          "macro_beliefs_in", "macro_load_checks")
-# The belief macros once more, reading `focus_versions` (the entries judging a few keys needs)
-# instead of `versions`, and judged_at for a range of keys: each (statement, [(text, its
-# replacement)]) must match exactly once.
-MACROS_DERIVED = (
-    ("macro_state_replay", [("MACRO state_replay(", "MACRO state_at_focus("),
-                            ("FROM versions v\n", "FROM focus_versions v\n"),
-                            ("FROM versions WHERE", "FROM focus_versions WHERE")]),
-    ("macro_support_at", [("MACRO support_at(", "MACRO support_at_focus("),
-                          ("FROM state_at(tk)", "FROM state_at_focus(tk)")]),
-    ("macro_judged_at", [("MACRO judged_at(", "MACRO judged_at_focus("),
-                         ("FROM state_at(tk)", "FROM state_at_focus(tk)"),
-                         ("JOIN support_at(tk)", "JOIN support_at_focus(tk)")]),
-    # judged_at for one range of keys, reading the summaries' support from the `support`
-    # table (beliefs.in_ranges walks the store once, then judges it a range at a time).
-    ("macro_judged_at", [("MACRO judged_at(tk)", "MACRO judged_in_range(tk, lo_entity, "
-                          "lo_attribute, hi_entity, hi_attribute)"),
-                         ("JOIN support_at(tk) p ON p.memory_id = s.memory_id",
-                          "JOIN support p ON p.memory_id = s.memory_id\nWHERE key_in_range("
-                          "s.entity, s.attribute, lo_entity, lo_attribute, hi_entity, "
-                          "hi_attribute)")]),
-)
 SOURCE_RE = r"(%s):[^/\s]+(/.*)?" % "|".join(SOURCE_CLASSES)
 SETTINGS = ("set_utc", "no_progress_bar")
 SCRATCH = ("drop_raw", "drop_staged", "drop_raw_file", "drop_raw_parsed", "drop_raw_lines")
@@ -142,10 +116,7 @@ class Store:
             self.con.execute(sql(name))
         if scope is not None:
             self.con.execute(sql("scope_set"), {"scope": scope})
-        for name in MACROS:
-            self.con.execute(sql(name))
-        for name, edits in MACROS_DERIVED:
-            self.con.execute(_edited(sql(name), edits))
+        macros.define(self.con)
         self.base_seq = 0               # the last seq the attached persistent view holds
         self.generation = 0             # how many times the whole log was loaded again
         self._in_scratch = False
@@ -467,14 +438,6 @@ class Store:
 
     def close(self) -> None:
         self.con.close()
-
-
-def _edited(text: str, edits: list[tuple[str, str]]) -> str:
-    for old, new in edits:
-        if text.count(old) != 1:
-            raise AssertionError(f"derived macro: {old!r} occurs {text.count(old)} times")
-        text = text.replace(old, new)
-    return text
 
 
 def _starts_with_bom(path: Path) -> bool:

@@ -888,6 +888,10 @@ def test_the_header_never_shows_a_tick_for_a_log_that_went_back(tmp_path, change
             # The screens and the counts are the log's as it now is.
             await until(pilot, lambda: f" {events} events" in screen_text(app).splitlines()[0],
                         what=f"{events} events in the header")
+            # ... and the store's, once reloaded (a replaced log holds 12 events too)
+            await until(pilot, lambda: app.session.store.state.seq == events and
+                        app.session.store.state.inode == (store / "events.jsonl").stat().st_ino,
+                        what=f"the store reloaded at seq {events}")
             app.verify_chain()                                      # a fresh ✓ does not hide it
             await until(pilot, lambda: not app.status.verifying and app.status.chain is not None)
             await pilot.pause(0.3)
