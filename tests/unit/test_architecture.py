@@ -17,10 +17,36 @@ def test_import_contracts_hold():
 
 def test_core_and_cli_do_not_import_textual():
     code = ("import sys, inspector.store.load, inspector.store.beliefs, inspector.store.ingest, "
-            "inspector.store.audit, inspector.store.registry, inspector.cli; "
+            "inspector.store.audit, inspector.store.registry, inspector.cli; inspector.cli.load(); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _python(code: str) -> str:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=ROOT).stdout.strip()
+
+
+def test_each_command_is_listed_with_the_module_that_registers_it():
+    from inspector import cli
+
+    for module in cli.MODULES:
+        # Each module alone, in a fresh interpreter: what it registers on the one app.
+        found = _python(f"import inspector.cli.{module}; from inspector.cli.common import app; "
+                        "print(sorted([c.name or c.callback.__name__ for c in app.registered_commands]"
+                        " + [g.name for g in app.registered_groups]))")
+        assert found == str(sorted(c for c, m in cli.COMMANDS.items() if m == module)), module
+    assert list(dict.fromkeys(cli.COMMANDS.values())) == list(cli.MODULES)
+
+
+def test_a_read_command_line_imports_neither_the_gate_nor_the_actions():
+    code = ("import sys; sys.argv = ['inspector', 'show', '--help']; from inspector import cli\n"
+            "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('inspector.store.gate', 'inspector.store.registry', "
+            "'inspector.store.detect.shape', 'inspector.store.ingest', 'inspector.cli.read') "
+            "if m in sys.modules))")
+    assert _python(code).splitlines()[-1] == "['inspector.cli.read']"
 
 
 def test_screens_come_from_their_specs_in_tab_order():

@@ -41,15 +41,34 @@ rule_shape asked of a whole feed at once, on every core).
 
 from __future__ import annotations
 
-from .personal_data import pii
-from .rules import RULES
-from .secrets import secret
-from .shape import _candidates, _unquote_mentions, _words_of, rule_shape
+import importlib
+from typing import TYPE_CHECKING
+
 from .text import EXCERPT_MAX, Finding, normalize, texts_of
 
+if TYPE_CHECKING:
+    from .personal_data import pii
+    from .rules import RULES
+    from .secrets import secret
+    from .shape import _candidates, _unquote_mentions, _words_of, rule_shape
+
 __all__ = ["Finding", "normalize", "texts_of", "rule_shape", "secret", "pii", "scan_value"]
-# RULES, EXCERPT_MAX and the word-index helpers are imported too (not exported):
-# tests/unit/test_detect.py reaches them as detect.<name> to check the word index.
+# RULES and the word-index helpers are reachable too (not exported): tests/unit/test_detect.py
+# reaches them as detect.<name> to check the word index.
+
+# Loaded when first asked for: the rules, the model and their regular expressions cost about
+# 40 ms to import, which a command that only reads (and masks secrets) never needs.
+_LAZY = {"pii": "personal_data", "RULES": "rules", "secret": "secrets", "rule_shape": "shape",
+         "_candidates": "shape", "_unquote_mentions": "shape", "_words_of": "shape"}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    found = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = found
+    return found
 
 
 def scan_value(value) -> dict[str, list[Finding]]:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import orjson
 
 from .secrets import secret
-from .shape import rule_shape
 from .text import Finding
 
 PARALLEL_MIN = 8_000
@@ -45,7 +44,7 @@ class Judged:
         try:
             return self.rules[text]
         except KeyError:
-            return rule_shape(text)
+            return _rule_shape()(text)
 
 
 def judge(secret_texts: list[str], rule_texts: list[str]) -> Judged:
@@ -63,7 +62,15 @@ def judge(secret_texts: list[str], rule_texts: list[str]) -> Judged:
     return judged
 
 
+def _rule_shape():
+    """shape.rule_shape, imported when first needed (the rules and the model are the costly
+    part of importing the detectors)."""
+    from .shape import rule_shape
+    return rule_shape
+
+
 def _answer(work: list[tuple[str, int]]) -> list[Finding | None]:
+    rule_shape = _rule_shape()
     return [secret(text) if which == 1 else rule_shape(text) for text, which in work]
 
 
