@@ -45,10 +45,10 @@ def main() -> None:
     """The entry point. Every error a command foresees is its own line (`common.run`); an
     operating-system error nobody foresaw is one line too, never a traceback."""
     app = load(sys.argv[1] if len(sys.argv) > 1 else None)
-    from .output import say
     try:
         app()
     except OSError as exc:
+        from .output import say
         where = f"{exc.filename}: " if exc.filename else ""
         say(f"error: {where}{exc.strerror or exc}; nothing more was done: fix that and run "
             "`inspector audit --verify STORE` before writing again")

@@ -5,11 +5,13 @@ stderr and its exit code (DESIGN §8: 2 bad input, 3 refused)."""
 from __future__ import annotations
 
 import getpass
+import importlib.util
 import os
 import re
 import sys
 from datetime import datetime
 from pathlib import Path
+from types import ModuleType
 from typing import Callable, Optional, TypeVar
 
 import typer
@@ -17,7 +19,6 @@ import typer
 from ..store.errors import BadInput, InspectorError
 from ..store.load import Store
 from ..store.model import is_rfc3339, parse_time
-from . import output
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Inspect and curate an AI agent's long-term memory store.")
@@ -32,12 +33,28 @@ OPERATOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]*")
 T = TypeVar("T")
 
 
+def lazy(name: str) -> ModuleType:
+    """Module `name`, run on its first attribute access (importlib.util.LazyLoader): a command
+    that prints JSON never pays for importing Rich (about 15 ms of every command)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no module named {name!r}")
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def run(fn: Callable[[], T]) -> T:
     """Run a command's body: an InspectorError becomes its one line and exit code."""
     try:
         return fn()
     except InspectorError as error:
-        output.say(f"error: {error}")
+        from .output import say
+        say(f"error: {error}")
         raise typer.Exit(error.exit_code)
 
 
@@ -71,15 +88,17 @@ def _announce_whole_read(size: int, why: str) -> None:
     """On a terminal, say why the wait: the log is read whole (no view yet, or not current)."""
     if size < ANNOUNCE_BYTES or not _stderr_is_terminal():
         return
-    output.say(f"note: reading the whole log ({size / 1e9:.1f} GB): "
-               f"{why or 'no view of it yet'}; this takes a while")
+    from .output import say
+    say(f"note: reading the whole log ({size / 1e9:.1f} GB): "
+        f"{why or 'no view of it yet'}; this takes a while")
 
 
 def open_store(path: Path, scope: Optional[str] = None) -> Store:
     store = Store(path, scope=scope, on_whole_read=_announce_whole_read)
     for warning in store.state.warnings:
         if "incomplete last line" in warning:
-            output.say(f"note: {warning}")
+            from .output import say
+            say(f"note: {warning}")
     return store
 
 

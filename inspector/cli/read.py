@@ -22,8 +22,11 @@ from ..store.load import Store
 from ..store.logfile import store_paths
 from ..store.model import format_time
 from ..store.queries import sql
-from . import jsonout, output
-from .common import JSON, NO_SCOPE, SCOPE, app, open_store, refuse_scope, run, time_option, where
+from . import jsonout
+from .common import (JSON, NO_SCOPE, SCOPE, app, lazy, open_store, refuse_scope, run, time_option,
+                     where)
+
+output = lazy("inspector.cli.output")     # Rich tables: imported only when a command prints them
 
 WIDE = typer.Option(False, "--wide", help="Show whole values and cut no column (lines may be "
                                           "longer than the terminal). Ids are never cut.")

@@ -43,9 +43,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from rich.text import Span, Text
+if TYPE_CHECKING:     # imported where a Text is made: a command printing JSON never needs Rich
+    from rich.text import Span, Text
 
 from ..store import jsonsafe
 
@@ -135,6 +136,7 @@ def _pieces(
 
 
 def _to_text(pieces: _Pieces, style: str | None) -> Text:
+    from rich.text import Span, Text
     spans: list[Span] = []
     position = 0
     for chunk, kind in pieces:
@@ -184,6 +186,7 @@ def safe(value: Any, *, one_line: bool = False, style: str | None = None,
     s = as_str(value)
     grammar = _GRAMMARS[one_line]
     if grammar.needs_work.search(s) is None and (max_chars is None or len(s) <= max_chars):
+        from rich.text import Text
         return Text(s, style=style or "")
     pieces = _pieces(s, grammar.token, lambda c: (_escape(c), _ESCAPE))
     if max_chars is not None:
