@@ -41,7 +41,7 @@ ORIGINS = ROOT / "tests" / "corpus" / "origins"
 LEGACY = ROOT / "tests" / "corpus" / "rule_shape.jsonl"
 MODEL_PATH = ROOT / "inspector" / "store" / "detect" / gate_model.MODEL_FILE
 
-VERSION = 1
+VERSION = gate_model.VERSION      # the file's form (gate_model.grouped)
 # Inverse regularization strength. Measured leave-one-origin-out (recall at pooled FPR 0.03,
 # 2-sentence windows, 2026-12-01): C 0.3 -> 0.566, 1 -> 0.589, 3 -> 0.612. The model is
 # not overconfident from too little regularization: a weaker fit loses the rare phrasings.
@@ -256,7 +256,7 @@ def fit(rows: list[dict], feats: list[list[dict[str, float]]], threshold: float 
         if rounded != 0.0:
             weights[name] = rounded
     return {"version": VERSION, "threshold": threshold, "trusted_rules": trusted_rules(rows, feats),
-            "bias": round(float(model.intercept_[0]), DIGITS), "weights": weights}
+            "bias": round(float(model.intercept_[0]), DIGITS), "weights": gate_model.grouped(weights)}
 
 
 def rule_key(segs: list[dict[str, float]]) -> str | None:
@@ -300,7 +300,7 @@ def main() -> int:
     doc = train(args.out, rows)
     counts = Counter((r["origin"], r["label"]) for r in rows)
     print(f"{len(rows)} rows from {len({r['origin'] for r in rows})} origins; "
-          f"{len(doc['weights'])} weights; threshold {doc['threshold']}; "
+          f"{len(gate_model.flat(doc['weights']))} weights; threshold {doc['threshold']}; "
           f"{args.out.stat().st_size:,} bytes -> {args.out}")
     for (origin, label), n in sorted(counts.items()):
         print(f"  {origin:<28}{label:<8}{n:>6}")

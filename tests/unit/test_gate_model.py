@@ -69,8 +69,9 @@ def test_the_shipped_model_is_what_the_training_script_makes(rows, tmp_path):
     for key in ("version", "threshold", "trusted_rules", "corpus_digest", "corpus_rows"):
         assert made[key] == shipped[key], f"{key}: {hint}"
     assert abs(made["bias"] - shipped["bias"]) <= WEIGHT_DRIFT, hint
-    pairs = {name: (shipped["weights"].get(name, 0.0), made["weights"].get(name, 0.0))
-             for name in made["weights"].keys() | shipped["weights"].keys()}
+    made_weights, shipped_weights = gate_model.flat(made["weights"]), gate_model.flat(shipped["weights"])
+    pairs = {name: (shipped_weights.get(name, 0.0), made_weights.get(name, 0.0))
+             for name in made_weights.keys() | shipped_weights.keys()}
     moved = {name: pair for name, pair in pairs.items() if abs(pair[0] - pair[1]) > WEIGHT_DRIFT}
     assert moved == {}, f"{len(moved)} weights moved (shipped, made): {hint}"
 
@@ -108,10 +109,11 @@ def test_the_corpus_has_five_origins_of_each_label_at_least(rows):
 def test_scoring_is_the_features_dot_the_weights(rows):
     """The fast scorer (cached word sums) and the training features agree to rounding."""
     doc = json.loads(MODEL.read_text())
+    weights = gate_model.flat(doc["weights"])
     model = gate_model.from_json(MODEL.read_bytes())
     for row in rows[::25]:
         expected = max(fx.SHORT_LOGIT if fx.too_short(text.lower(), fx.tokens_of(text.lower()))
-                       else doc["bias"] + sum(doc["weights"].get(name, 0.0) * value
+                       else doc["bias"] + sum(weights.get(name, 0.0) * value
                                               for name, value in seg.items())
                        for (text, _), seg in zip(fx.segments(row["text"]),
                                                  fx.features(row["text"])))
