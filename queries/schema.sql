@@ -148,8 +148,14 @@ CREATE OR REPLACE VIEW focus_versions AS
 SELECT * FROM versions WHERE memory_id IN (SELECT memory_id FROM focus_ids)
 
 -- name: judged_create
--- An empty `judged` table so that macros reading it can be defined before the first view.
-CREATE TABLE IF NOT EXISTS judged AS SELECT * FROM judged_at(NULL::TIMESTAMPTZ) WHERE false
+-- An empty `judged` table so that macros reading it can be defined before the first view:
+-- judged_at's columns, written out (planning judged_at to learn them took 8 ms of every
+-- command); tests/unit/test_schema_judged.py checks they are judged_at's.
+CREATE TABLE IF NOT EXISTS judged (
+    memory_id VARCHAR, entity VARCHAR, attribute VARCHAR, scope VARCHAR, depth INTEGER,
+    value JSON, kind VARCHAR, source VARCHAR, principal VARCHAR, authority BIGINT,
+    status VARCHAR, observed_at TIMESTAMPTZ, valid_from TIMESTAMPTZ, valid_to TIMESTAMPTZ,
+    supported BOOLEAN, eff_authority BIGINT)
 
 -- name: support_create
 -- An empty `support` table (support_materialize's) so that judged_in_range can be defined.

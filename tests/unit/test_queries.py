@@ -634,3 +634,25 @@ def test_the_lineage_tree_labels(bc):
     labels = pick(bc.con, "tui_entry_tree", "memory_id attribute kind status", ids=["M1", "M3", "ZZ"])
     assert sorted(labels) == [
         ("M1", "timeout_config", "observation", "active"), ("M3", "timeout_repair", "summary", "active")]
+
+
+def test_the_empty_judged_table_has_judged_ats_columns():
+    """judged_create writes judged_at's columns out (not planned at every open): the two agree,
+    name for name and type for type, and so do the focus and range variants."""
+    import duckdb
+
+    from inspector.store import load, macros
+    con = duckdb.connect(":memory:", config=load.CONNECTION)
+    for name in (*load.SETTINGS, *load.SETUP, *load.WHOLE, "base_detach", "base_attach_empty",
+                 *load.EMPTY_BASE):
+        con.execute(sql(name))
+    macros.define(con)                  # judged_create among them: the table as it ships
+    table = con.execute("SELECT column_name, data_type FROM duckdb_columns() "
+                        "WHERE table_name = 'judged' ORDER BY column_index").fetchall()
+    assert [name for name, _ in table][:5] == ["memory_id", "entity", "attribute", "scope", "depth"]
+    assert table[4] == ("depth", "INTEGER") and len(table) == 16
+    for query in ("SELECT * FROM judged_at(NULL::TIMESTAMPTZ)",
+                  "SELECT * FROM judged_at_focus(NULL::TIMESTAMPTZ)",
+                  "SELECT * FROM judged_in_range(NULL::TIMESTAMPTZ, '', '', '', '')"):
+        described = con.execute(f"DESCRIBE {query}").fetchall()
+        assert [(name, kind) for name, kind, *_ in described] == table, query
