@@ -10,8 +10,10 @@ import typer
 from ..store import ingest as ingest_mod
 from ..store.append import init_store
 from ..store.logfile import store_paths
-from . import jsonout, output
-from .common import JSON, NO_SCOPE, app, refuse_scope, run
+from . import jsonout
+from .common import JSON, NO_SCOPE, app, lazy, refuse_scope, run
+
+output = lazy("inspector.cli.output")     # Rich: imported only when a command prints for people
 
 
 @app.command()
