@@ -131,7 +131,8 @@ def test_no_room_to_set_a_torn_end_aside_is_one_line_and_writes_nothing(small_di
 def test_an_os_error_nobody_foresaw_is_one_line_not_a_traceback(monkeypatch, capsys):
     def app():
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), "/srv/store/events.jsonl")
-    monkeypatch.setattr(cli, "app", app)
+    monkeypatch.setattr(cli, "load", lambda command=None: app)
+    monkeypatch.setattr("sys.argv", ["inspector", "ingest", "/srv/store", "-"])
     with pytest.raises(SystemExit) as caught:
         cli.main()
     assert caught.value.code == 2
