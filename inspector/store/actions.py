@@ -95,9 +95,12 @@ def check_request(action: "Action", request: Request) -> None:
 
 
 def _rows(store: Store, ids: list[str]) -> dict[str, dict]:
+    """The named entries' current state. An erased entry has none when its last line is a
+    write that erasure redacted (a backup restored from before the erase event): it is
+    `erased`, which no action but a refused one names."""
     rows = store.con.execute(sql("action_entries"), {"ids": ids}).fetchall()
     return {r[0]: {"status": r[1], "scope": r[2], "entity": r[3], "attribute": r[4],
-                   "state": jsonsafe.loads_stored(r[5])} for r in rows}
+                   "state": None if r[5] is None else jsonsafe.loads_stored(r[5])} for r in rows}
 
 
 def _inside(row: dict, scope: str | None) -> bool:

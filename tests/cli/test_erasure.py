@@ -96,6 +96,29 @@ def test_erase_by_id_takes_descendants_and_keeps_no_suppression(sample):
     assert again.code == 3 and again.stderr == "error: M2 is erased already; nothing written\n"
 
 
+def test_a_backup_restored_from_before_the_erase_event_still_refuses_every_action(tmp_path):
+    """The log cut back to a line after the redaction but before the erase events (a backup
+    taken mid-erasure, restored): the entry's last line is a redacted write, with no state.
+    Every action on it is refused in one line, and nothing is written."""
+    import os
+    store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", entry(f"M{i}", value=i))
+                                         for i in range(3)])
+    assert erase(store, "M1", "--reason", "DSR-5").code == 0
+    lines = read_lines(store)
+    assert [json.loads(l)["op"] for l in lines] == ["write", "write", "write", "erase"]
+    (store / "restored").write_bytes(b"".join(l + b"\n" for l in lines[:3]))
+    (store / "restored").chmod(0o600)
+    os.replace(store / "restored", store / "events.jsonl")
+    for action, allowed in (("quarantine", "active, held"), ("approve", "held"),
+                            ("retract", "active, held, quarantined")):
+        done = inspector(action, store, "M1", "--reason", "r", "--operator", "olga", "--json")
+        assert (done.code, done.stderr) == (3, f"error: M1 is erased: {action} applies only to "
+                                               f"{allowed} entries; nothing written\n")
+    again = erase(store, "M1", "--reason", "DSR-5")
+    assert (again.code, again.stderr) == (3, "error: M1 is erased already; nothing written\n")
+    assert read_lines(store) == lines[:3]
+
+
 @pytest.mark.parametrize("reason, fragment", [
     ("erase user:42 please", "the reason names the subject"),
     ("moved to Seattle", "the reason quotes a value being erased"),
