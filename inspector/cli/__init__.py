@@ -41,14 +41,22 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+# The commands that open a store: their line starts preparing its connection first.
+OPENS_STORE = frozenset(c for c, m in COMMANDS.items() if m in ("read", "actions", "write")) - {"init"}
+
+
 def main() -> None:
     """The entry point. Every error a command foresees is its own line (`common.run`); an
     operating-system error nobody foresaw is one line too, never a traceback."""
-    app = load(sys.argv[1] if len(sys.argv) > 1 else None)
+    command = sys.argv[1] if len(sys.argv) > 1 else None
+    if command in OPENS_STORE and "--help" not in sys.argv:
+        from ..store.load import prepare_ahead
+        prepare_ahead()
+    app = load(command)
     try:
         app()
     except OSError as exc:
-        from .output import say
+        from .lines import say
         where = f"{exc.filename}: " if exc.filename else ""
         say(f"error: {where}{exc.strerror or exc}; nothing more was done: fix that and run "
             "`inspector audit --verify STORE` before writing again")

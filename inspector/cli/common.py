@@ -53,7 +53,7 @@ def run(fn: Callable[[], T]) -> T:
     try:
         return fn()
     except InspectorError as error:
-        from .output import say
+        from .lines import say
         say(f"error: {error}")
         raise typer.Exit(error.exit_code)
 
@@ -88,7 +88,7 @@ def _announce_whole_read(size: int, why: str) -> None:
     """On a terminal, say why the wait: the log is read whole (no view yet, or not current)."""
     if size < ANNOUNCE_BYTES or not _stderr_is_terminal():
         return
-    from .output import say
+    from .lines import say
     say(f"note: reading the whole log ({size / 1e9:.1f} GB): "
         f"{why or 'no view of it yet'}; this takes a while")
 
@@ -97,7 +97,7 @@ def open_store(path: Path, scope: Optional[str] = None) -> Store:
     store = Store(path, scope=scope, on_whole_read=_announce_whole_read)
     for warning in store.state.warnings:
         if "incomplete last line" in warning:
-            from .output import say
+            from .lines import say
             say(f"note: {warning}")
     return store
 

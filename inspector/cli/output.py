@@ -9,7 +9,6 @@ masked (`inspector.present.mask`) unless `--reveal-secrets`; `--json` carries th
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -20,16 +19,11 @@ from rich.text import Text
 from ..store.diff import TRUNCATED_CAUSES
 from ..present.glyphs import MARK_LEGEND, SEVERITY_STYLE, badges
 from ..present.mask import shown_value
-from ..present.text import render, safe, safe_value as value_text
+from ..present.text import safe, safe_value as value_text
+from .lines import say  # noqa: F401  (output.say: the commands that print tables say through it too)
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
-def say(message: str) -> None:
-    """One line on stderr (errors, warnings, notes): never wrapped, escapes visible."""
-    sys.stderr.write(render(message, one_line=True) + "\n")
-    sys.stderr.flush()
 
 
 def console(stderr: bool = False, width: int | None = None) -> Console:
@@ -247,16 +241,6 @@ def print_audit_log(doc: dict, display: Display = PLAIN) -> None:
     window = [f"since {doc['since']}" if doc["since"] else "", f"until {doc['until']}" if doc["until"] else "",
               f"about {doc['memory_id']}" if doc["memory_id"] else ""]
     line(out, Text(" ".join([plural(len(rows), "event")] + [w for w in window if w]), style="dim"))
-
-
-def print_ingest(result) -> None:
-    say(f"written {len(result.written)}, held {len(result.held)}, "
-        f"updated {len(result.updated)}, unchanged {len(result.unchanged)}, "
-        f"rejected lines {len(result.rejected)}")
-    for memory_id, reason in result.held.items():
-        say(f"  held {memory_id}: {reason}")
-    for number, error in result.rejected:
-        say(f"  line {number}: {error}")
 
 
 def _print_change(out: Console, change: dict, display: Display) -> None:

@@ -11,9 +11,8 @@ from ..store import ingest as ingest_mod
 from ..store.append import init_store
 from ..store.logfile import store_paths
 from . import jsonout
-from .common import JSON, NO_SCOPE, app, lazy, refuse_scope, run
-
-output = lazy("inspector.cli.output")     # Rich: imported only when a command prints for people
+from .common import JSON, NO_SCOPE, app, refuse_scope, run
+from .lines import print_ingest, say
 
 
 @app.command()
@@ -22,7 +21,7 @@ def init(store: Path = typer.Argument(..., help="Directory to create."), scope: 
     def go():
         refuse_scope(scope, "init")
         init_store(store)
-        output.say(f"created store {store}")
+        say(f"created store {store}")
     run(go)
 
 
@@ -39,7 +38,7 @@ def ingest(store: Path, feed: Path = typer.Argument(..., metavar="FILE", help="E
         if as_json:
             jsonout.print_json(result.as_json())
         else:
-            output.print_ingest(result)
+            print_ingest(result)
         if result.rejected and not skip_bad_lines:
             raise result.refusal()
     run(go)

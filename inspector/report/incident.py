@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from ..present.mask import is_secret, mask_text, shown_value
 from ..store import detect
-from ..store import audit, diff, lineage, scan
+from ..store import audit, diff, lineage, macros, scan
 from ..store.beliefs import RULE_NOTE
 from ..store.load import Store
 from ..store.model import SEVERITIES, format_time
@@ -147,7 +147,8 @@ def mask_words(text: str, value) -> str:
 
 
 def _held(store: Store, until: datetime) -> dict:
-    count, oldest, since = store.con.execute(sql("report_held_queue"), {"tk": until}).fetchone()
+    count, oldest, since = store.con.execute(macros.sql(store.con, "report_held_queue"),
+                                             {"tk": until}).fetchone()
     return {"count": count, "oldest_id": oldest, "oldest_since": format_time(since)}
 
 

@@ -13,7 +13,7 @@ from typing import Iterator
 
 import duckdb
 
-from . import jsonsafe
+from . import jsonsafe, macros
 from .model import format_time, now_utc
 from .queries import sql
 
@@ -156,8 +156,9 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool) -> Ite
     emptied: nothing is left that looks like the whole view."""
     tk = spec.moment.tk
     params = {"tk": tk, "tv": spec.moment.tv, "ctx": spec.context}
-    con.execute(sql("support_materialize"), {"tk": tk})
-    starts = con.execute(sql("judged_range_starts"), {"tk": tk, "size": PART_ENTRIES}).fetchall()
+    con.execute(macros.sql(con, "support_materialize"), {"tk": tk})
+    starts = con.execute(macros.sql(con, "judged_range_starts"),
+                         {"tk": tk, "size": PART_ENTRIES}).fetchall()
     before = 0
     for n, (lo, hi) in enumerate(zip([(None, None), *starts], [*starts, (None, None)])):
         if n == 0 or not keep:
@@ -165,7 +166,7 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool) -> Ite
             con.execute(sql("beliefs_empty"), params)
         bounds = {"lo_entity": lo[0], "lo_attribute": lo[1], "hi_entity": hi[0],
                   "hi_attribute": hi[1]}
-        con.execute(sql("judged_add_range"), {"tk": tk, **bounds})
+        con.execute(macros.sql(con, "judged_add_range"), {"tk": tk, **bounds})
         con.execute(sql("beliefs_add_range"), {**params, **bounds, "before": before})
         before = con.execute(sql("beliefs_positions")).fetchone()[1] or before
         yield

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import jsonsafe
-from . import gate, policy
+from . import gate, macros, policy
 from .append import LogWriter, event_draft
 from .audit import parse_line
 from .errors import BadInput
@@ -108,7 +108,7 @@ def _hold_unsupported(store: Store, drafts: list[dict]) -> None:
     if not summaries:
         return
     with store.what_if(drafts):
-        rows = store.con.execute(sql("unsupported_among"),
+        rows = store.con.execute(macros.sql(store.con, "unsupported_among"),
                                  {"tk": now_utc(), "ids": list(summaries)}).fetchall()
     for (memory_id,) in rows:
         draft = summaries[memory_id]

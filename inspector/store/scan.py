@@ -8,7 +8,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable
 
-from . import beliefs, detect, gate, jsonsafe, lineage, policy
+from . import beliefs, detect, gate, jsonsafe, lineage, macros, policy
 from .detect import batch
 from .load import Store
 from .model import SEVERITIES, now_utc
@@ -130,7 +130,8 @@ def _judged(store: Store, keep_view: bool) -> list[Finding]:
     with store.scratch() if keep_view else nullcontext():
         rows = [row for _ in beliefs.in_ranges(store.con, spec, keep=False)
                 for row in store.con.execute(sql("scan_contested")).fetchall()]
-        unsupported = store.con.execute(sql("scan_unsupported"), {"tk": spec.moment.tk}).fetchall()
+        unsupported = store.con.execute(macros.sql(store.con, "scan_unsupported"),
+                                        {"tk": spec.moment.tk}).fetchall()
     contested = [Finding("belief.contested", m, f"{m}, the belief for {entity} · {attribute} in "
                                                 f"{scope or 'the global scope'!r}, is contested by "
                                                 f"{_ids(others)} (same authority and scope, another value)")

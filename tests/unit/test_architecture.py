@@ -79,3 +79,25 @@ def test_read_only_removes_exactly_the_dangerous_actions():
     assert [a.name for a in available(read_only=True)] == [a.name for a in ACTIONS.values()
                                                           if not a.dangerous]
     assert all(a.dangerous for a in ACTIONS.values())    # every curation action writes the log
+
+
+def test_a_command_line_prepares_its_connection_ahead_and_a_write_for_people_needs_no_rich(tmp_path):
+    """`ingest` without --json: the store's connection was prepared while the line was parsed
+    (load.prepare_ahead, taken by the Store), and its summary lines need no Rich."""
+    store = tmp_path / "s"
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text('{"id": "N1", "entity": "user:1", "attribute": "city", "value": "Lyon", '
+                    '"kind": "observation", "source": "user:1", "authority": 2, '
+                    '"observed_at": "2026-11-30T00:00:00Z", "scope": "tenant:a"}\n')
+    code = ("import sys; from inspector import cli; from inspector.store import load\n"
+            "taken = []; prepared = load._prepared\n"
+            "load._prepared = lambda: taken.append(bool(load._ahead)) or prepared()\n"
+            "for argv in (['init', sys.argv[1]], ['ingest', sys.argv[1], sys.argv[2], '--actor', 'agent:1']):\n"
+            "    sys.argv = ['inspector', *argv]\n"
+            "    try:\n        cli.main()\n    except SystemExit as e:\n        assert not e.code, e.code\n"
+            "print(taken, sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))")
+    done = subprocess.run([sys.executable, "-c", code, str(store), str(feed)], capture_output=True,
+                          text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == "[True] []"
+    assert done.stderr == (f"created store {store}\n"
+                           "written 1, held 0, updated 0, unchanged 0, rejected lines 0\n")

@@ -7,9 +7,9 @@ import pytest
 
 from storegen import entry, write_store
 from inspector.store import beliefs as B
+from inspector.store import macros
 from inspector.store.load import Store
 from inspector.store.model import parse_time
-from inspector.store.queries import sql
 
 NOW = B.Moment(tk=parse_time("2025-02-01T00:00:00Z"), tv=parse_time("2025-02-01T00:00:00Z"))
 AT = "2025-01-01T00:00:00Z"
@@ -69,7 +69,8 @@ def store(tmp_path_factory):
 
 
 def test_which_summaries_the_rule_supports(store):
-    rows = store.con.execute(sql("unsupported_among"), {"tk": NOW.tk, "ids": list(SUMMARIES)}).fetchall()
+    rows = store.con.execute(macros.sql(store.con, "unsupported_among"),
+                             {"tk": NOW.tk, "ids": list(SUMMARIES)}).fetchall()
     assert sorted(r[0] for r in rows) == sorted(k for k, (_, ok, _) in SUMMARIES.items() if not ok)
 
 

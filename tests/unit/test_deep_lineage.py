@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from storegen import entry, write_store
-from inspector.store import entries, scan
+from inspector.store import entries, macros, scan
 from inspector.store.load import Store
 from inspector.store.queries import sql
 
@@ -33,6 +33,7 @@ def _chain(n: int, *, value_of=lambda i: 1, authority_of=lambda i: 5, attribute_
 
 
 def _support(store: Store) -> dict[str, tuple[bool, int | None]]:
+    macros.whole(store.con)
     rows = store.con.execute("SELECT memory_id, supported, eff_authority FROM support_at(now())")
     return {m: (s, a) for m, s, a in rows.fetchall()}
 

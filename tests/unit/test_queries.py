@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.store import beliefs, gate, queries
+from inspector.store import beliefs, gate, macros, queries
 from inspector.store.actions import Request
 from inspector.store.append import event_draft
 from inspector.store.load import SOURCE_RE, Store
@@ -152,7 +152,7 @@ def test_a_missing_name_is_a_key_error_that_names_it():
 # -- helpers --------------------------------------------------------------------------------
 
 def rows(con, name: str, **params) -> list[tuple]:
-    return con.execute(sql(name), params).fetchall()
+    return con.execute(macros.sql(con, name), params).fetchall()
 
 
 def pick(con, name: str, fields: str, **params) -> list[tuple]:
@@ -247,10 +247,13 @@ def test_a_loaded_store_has_its_tables_and_no_scratch(bc):
     assert bc.base_seq == 12 and (bc.root / ".inspector" / "view.duckdb").is_file()
     assert table(con, "SELECT current_setting('TimeZone'), current_setting('enable_progress_bar')") == [
         ("UTC", False)]
+    macros.whole(con)                   # the whole-store ones wait for their first use
     assert table(con, "SELECT function_name FROM duckdb_functions() WHERE function_type LIKE '%macro' "
                       "AND function_name IN ('visible', 'state_at', 'support_at', 'judged_at', "
-                      "'pre_reason', 'beliefs_in') ORDER BY 1") == [
-        ("beliefs_in",), ("judged_at",), ("pre_reason",), ("state_at",), ("support_at",), ("visible",)]
+                      "'judged_at_focus', 'judged_in_range', 'pre_reason', 'beliefs_in') "
+                      "ORDER BY 1") == [
+        ("beliefs_in",), ("judged_at",), ("judged_at_focus",), ("judged_in_range",),
+        ("pre_reason",), ("state_at",), ("support_at",), ("visible",)]
 
 
 def test_indexes(bc):
@@ -549,7 +552,7 @@ def test_scan_findings(bc, mt):
     con = bc.con
     assert rows(con, "scan_scope_leak") == [("M4", ["M2"], "repo:svc")]
     assert rows(con, "scan_unsupported", tk=T) == []                 # `support` not filled yet
-    con.execute(sql("support_materialize"), {"tk": T})
+    con.execute(macros.sql(con, "support_materialize"), {"tk": T})
     assert rows(con, "scan_unsupported", tk=T) == [("M4", ["M2"])]
     assert rows(con, "scan_echo") == [("M7", "M1", ["M3", "M6"])]
     assert rows(con, "scan_dangling") == []
@@ -641,12 +644,13 @@ def test_the_empty_judged_table_has_judged_ats_columns():
     name for name and type for type, and so do the focus and range variants."""
     import duckdb
 
-    from inspector.store import load, macros
+    from inspector.store import load
     con = duckdb.connect(":memory:", config=load.CONNECTION)
     for name in (*load.SETTINGS, *load.SETUP, *load.WHOLE, "base_detach", "base_attach_empty",
                  *load.EMPTY_BASE):
         con.execute(sql(name))
     macros.define(con)                  # judged_create among them: the table as it ships
+    macros.whole(con)
     table = con.execute("SELECT column_name, data_type FROM duckdb_columns() "
                         "WHERE table_name = 'judged' ORDER BY column_index").fetchall()
     assert [name for name, _ in table][:5] == ["memory_id", "entity", "attribute", "scope", "depth"]
