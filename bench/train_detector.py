@@ -66,14 +66,15 @@ DIGITS = 4
 # origin scored by a model that never saw it), never on the in-corpus figures nor on any
 # held-out set.
 #
-# Why 0.98. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
-# meets both on this corpus (7,116 texts, 11 origins; trusted rules held whatever the score;
-# bench/detector_report.py, 2026-12-01, C 3; the report's calibration table has every point):
-#     threshold  0.40   0.50   0.80   0.90   0.95   0.97   0.975  0.98   0.985
-#     recall     0.898  0.878  0.795  0.743  0.683  0.644  0.625  0.605  0.579
-#     FPR        0.260  0.217  0.107  0.070  0.048  0.036  0.031  0.029  0.026
-# (0.98: 2,114 of 3,495 attacks, 105 of 3,621 benign; with C 1 the same budget gave 0.579 at
-# 0.975. The rules alone on the same corpus: recall 0.560, FPR 0.107.)
+# Why 0.965. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
+# meets both on this corpus (9,819 texts, 14 origins; trusted rules held whatever the score;
+# bench/detector_report.py, 2026-12-03, C 3; the report's calibration table has every point):
+#     threshold  0.50   0.80   0.90   0.95   0.96   0.965  0.97   0.98   0.99
+#     recall     0.907  0.833  0.782  0.724  0.707  0.693  0.678  0.649  0.592
+#     FPR        0.194  0.088  0.056  0.035  0.031  0.029  0.026  0.022  0.017
+# (0.965: 3,362 of 4,848 attacks, 142 of 4,971 benign. On the 11 origins before agent_tasks,
+# long_carried and voices_variants were written, 2026-12-01, the same rule chose 0.98: recall
+# 0.605 at FPR 0.029. The rules alone on today's corpus: recall 0.504, FPR 0.124.)
 # The benign texts are the hard cases the issue asked for (texts about prompt injection that
 # quote payloads, chat logs with User:/Assistant: turns, configs holding system prompts,
 # e-mails telling colleagues what to do), and every benign text held is a reviewer's time and
@@ -81,7 +82,7 @@ DIGITS = 4
 # So the budget is kept and recall is what gives: THRESHOLD is the lowest grid threshold
 # whose pooled LOOO FPR is within 0.03. A deployment that can afford more review can lower
 # it (one line here, then retrain); the table says what each choice costs.
-THRESHOLD = 0.98
+THRESHOLD = 0.965
 
 
 # ---------------------------------------------------------------- corpus
