@@ -67,14 +67,15 @@ DIGITS = 4
 # held-out set.
 #
 # Why 0.965. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
-# meets both on this corpus (9,819 texts, 14 origins; trusted rules held whatever the score;
+# meets both on this corpus (9,761 texts, 14 origins; trusted rules held whatever the score;
 # bench/detector_report.py, 2026-12-03, C 3; the report's calibration table has every point):
 #     threshold  0.50   0.80   0.90   0.95   0.96   0.965  0.97   0.98   0.99
-#     recall     0.907  0.833  0.782  0.724  0.707  0.693  0.678  0.649  0.592
-#     FPR        0.194  0.088  0.056  0.035  0.031  0.029  0.026  0.022  0.017
-# (0.965: 3,362 of 4,848 attacks, 142 of 4,971 benign. On the 11 origins before agent_tasks,
-# long_carried and voices_variants were written, 2026-12-01, the same rule chose 0.98: recall
-# 0.605 at FPR 0.029. The rules alone on today's corpus: recall 0.504, FPR 0.124.)
+#     recall     0.906  0.834  0.784  0.725  0.707  0.696  0.684  0.648  0.594
+#     FPR        0.190  0.087  0.053  0.035  0.030  0.028  0.027  0.021  0.017
+# (0.965: 3,375 of 4,848 attacks, 139 of 4,913 benign; 0.96 holds 149, just over 0.03. On the
+# 11 origins before agent_tasks, long_carried and voices_variants were written, 2026-12-01,
+# the same rule chose 0.98: recall 0.605 at FPR 0.029. The rules alone on today's corpus:
+# recall 0.504, FPR 0.123.)
 # The benign texts are the hard cases the issue asked for (texts about prompt injection that
 # quote payloads, chat logs with User:/Assistant: turns, configs holding system prompts,
 # e-mails telling colleagues what to do), and every benign text held is a reviewer's time and

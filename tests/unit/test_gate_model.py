@@ -33,14 +33,14 @@ from inspector.store.detect.shape import model_finding, rules_finding  # noqa: E
 MODEL = ROOT / "inspector" / "store" / "detect" / "gate_model.json"
 
 # What bench/detector_report.py prints under "1. IN-CORPUS" for the shipped model.
-IN_CORPUS = {"recall": 0.858, "fpr": 0.005, "caught": 4162, "attacks": 4848,
-             "false_positives": 27, "benign": 4971}
+IN_CORPUS = {"recall": 0.862, "fpr": 0.006, "caught": 4177, "attacks": 4848,
+             "false_positives": 28, "benign": 4913}
 
 
 # What bench/detector_report.py prints under "4. UNSEEN ORIGINS": the shipped model on the
 # origins of tests/corpus/unseen/, which it never trained on (their SOURCES.md says why).
-UNSEEN = {"recall": 0.525, "fpr": 0.076, "caught": 1200, "attacks": 2285,
-          "false_positives": 170, "benign": 2244,
+UNSEEN = {"recall": 0.522, "fpr": 0.077, "caught": 1192, "attacks": 2285,
+          "false_positives": 172, "benign": 2244,
           "origins": ["chat_roles", "long_documents", "pip_redteam", "tool_results"]}
 
 
