@@ -50,7 +50,7 @@ def main() -> None:
     operating-system error nobody foresaw is one line too, never a traceback."""
     command = sys.argv[1] if len(sys.argv) > 1 else None
     if command in OPENS_STORE and "--help" not in sys.argv:
-        from ..store.load import prepare_ahead
+        from ..store.connection import prepare_ahead
         prepare_ahead()
     app = load(command)
     try:

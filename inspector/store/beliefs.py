@@ -159,6 +159,7 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool) -> Ite
     con.execute(macros.sql(con, "support_materialize"), {"tk": tk})
     starts = con.execute(macros.sql(con, "judged_range_starts"),
                          {"tk": tk, "size": PART_ENTRIES}).fetchall()
+    add_range = macros.sql(con, "judged_add_range")     # its macros checked once, not per range
     before = 0
     for n, (lo, hi) in enumerate(zip([(None, None), *starts], [*starts, (None, None)])):
         if n == 0 or not keep:
@@ -166,7 +167,7 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool) -> Ite
             con.execute(sql("beliefs_empty"), params)
         bounds = {"lo_entity": lo[0], "lo_attribute": lo[1], "hi_entity": hi[0],
                   "hi_attribute": hi[1]}
-        con.execute(macros.sql(con, "judged_add_range"), {"tk": tk, **bounds})
+        con.execute(add_range, {"tk": tk, **bounds})
         con.execute(sql("beliefs_add_range"), {**params, **bounds, "before": before})
         before = con.execute(sql("beliefs_positions")).fetchone()[1] or before
         yield

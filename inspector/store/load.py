@@ -27,29 +27,15 @@ from .logfile import (StorePaths, Tail, chunk_bounds, copy_range, count_lines, d
 from .contract import extras_problem, value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
-from . import macros, strictscan, view
+from . import connection, strictscan, view
+from .connection import EMPTY_BASE
 
 TAKE = ("versions_insert", "known_ids_insert", "entries_touch", "entries_forget",
         "entries_refresh", "edges_forget", "edges_refresh")
-EMPTY_BASE = ("base_versions_empty", "base_entries_empty", "base_edges_empty",
-              "base_known_ids_empty")
-OVERLAYS = ("overlay_versions", "overlay_entries", "overlay_edges", "overlay_known_ids")
-WHOLE = ("whole_entries", "whole_versions", "whole_edges")
-SCOPED = ("scoped_entries", "scoped_versions", "scoped_edges")
-SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create",
-         "touched_create", "scope_create", "cites_create", "cites_seq_create", "base_attach_empty",
-         *EMPTY_BASE, *OVERLAYS)
 SOURCE_RE = r"(%s):[^/\s]+(/.*)?" % "|".join(SOURCE_CLASSES)
-SETTINGS = ("set_utc", "no_progress_bar")
 SCRATCH = ("drop_raw", "drop_staged", "drop_raw_file", "drop_raw_parsed", "drop_raw_lines")
 CLEAR = ("clear_versions", "clear_entries", "clear_edges", "clear_known_ids", "clear_touched",
          "clear_cites", "clear_cites_seq")
-CONNECTION = {
-    "threads": os.cpu_count() or 2,
-    # Never spill to disk: a spill file (default ./.tmp) would hold personal data that no
-    # erasure knows about.
-    "temp_directory": "",
-}
 
 
 # A cold load reads the log in ranges of about this many bytes (DESIGN §2.5: memory), so that
@@ -91,50 +77,6 @@ class LoadState:
     warnings: list[str] = field(default_factory=list)
 
 
-def _prepare() -> duckdb.DuckDBPyConnection:
-    """A connection with the settings, the empty tables, the views of the whole store and the
-    macros: everything a Store's connection holds before it reads a store."""
-    con = duckdb.connect(":memory:", config=CONNECTION)
-    for name in (*SETTINGS, *SETUP, *WHOLE):
-        con.execute(sql(name))
-    macros.define(con)
-    return con
-
-
-_ahead: list = []       # [thread, [connection or exception]] while one is prepared ahead
-
-
-def prepare_ahead() -> None:
-    """Prepare the next Store's connection in a thread: about 55 ms of DuckDB binding that
-    needs no store, done while the command line imports Typer and parses its arguments (DuckDB
-    releases the GIL while it binds). Called once by the CLI's entry point."""
-    if _ahead:
-        return
-    made: list = []
-
-    def work() -> None:
-        try:
-            made.append(_prepare())
-        except BaseException as error:      # taken up, and raised again, by _prepared()
-            made.append(error)
-
-    thread = threading.Thread(target=work, name="inspector-prepare")
-    _ahead.extend((thread, made))
-    thread.start()
-
-
-def _prepared() -> duckdb.DuckDBPyConnection:
-    """The connection prepared ahead (once), else a new one."""
-    if not _ahead:
-        return _prepare()
-    thread, made = _ahead
-    _ahead.clear()
-    thread.join()
-    if isinstance(made[0], BaseException):
-        raise made[0]
-    return made[0]
-
-
 class Store:
     """A store directory loaded into an in-memory DuckDB database.
 
@@ -153,11 +95,7 @@ class Store:
         exposure = warn_once(self.paths) if warn else None
         if exposure:
             self.state.warnings.append(exposure)
-        self.con = _prepared()
-        if scope is not None:
-            for name in SCOPED:             # the views again, through the scope's filter
-                self.con.execute(sql(name))
-            self.con.execute(sql("scope_set"), {"scope": scope})
+        self.con = connection.prepared(scope)
         self.base_seq = 0               # the last seq the attached persistent view holds
         self.generation = 0             # how many times the whole log was loaded again
         self._in_scratch = False

@@ -91,13 +91,9 @@ def needs(name: str) -> Definitions:
     """The WHOLE definitions (text, the macros it defines) statement `name` needs, in order."""
     defs = _whole()
     wanted = _named(queries.sql(name), defs)
-    changed = True
-    while changed:                      # what the wanted ones use, until nothing is added
-        changed = False
-        for i in list(wanted):
-            for j in _named(defs[i][0], defs) - wanted - {i}:
-                wanted.add(j)
-                changed = True
+    for i in reversed(range(len(defs))):    # a definition uses only those before it
+        if i in wanted:
+            wanted |= _named(defs[i][0], defs) - {i}
     return tuple(defs[i] for i in sorted(wanted))
 
 

@@ -83,15 +83,15 @@ def test_read_only_removes_exactly_the_dangerous_actions():
 
 def test_a_command_line_prepares_its_connection_ahead_and_a_write_for_people_needs_no_rich(tmp_path):
     """`ingest` without --json: the store's connection was prepared while the line was parsed
-    (load.prepare_ahead, taken by the Store), and its summary lines need no Rich."""
+    (connection.prepare_ahead, taken by the Store), and its summary lines need no Rich."""
     store = tmp_path / "s"
     feed = tmp_path / "feed.jsonl"
     feed.write_text('{"id": "N1", "entity": "user:1", "attribute": "city", "value": "Lyon", '
                     '"kind": "observation", "source": "user:1", "authority": 2, '
                     '"observed_at": "2026-11-30T00:00:00Z", "scope": "tenant:a"}\n')
-    code = ("import sys; from inspector import cli; from inspector.store import load\n"
-            "taken = []; prepared = load._prepared\n"
-            "load._prepared = lambda: taken.append(bool(load._ahead)) or prepared()\n"
+    code = ("import sys; from inspector import cli; from inspector.store import connection\n"
+            "taken = []; prepared = connection.prepared\n"
+            "connection.prepared = lambda s: taken.append(bool(connection._ahead)) or prepared(s)\n"
             "for argv in (['init', sys.argv[1]], ['ingest', sys.argv[1], sys.argv[2], '--actor', 'agent:1']):\n"
             "    sys.argv = ['inspector', *argv]\n"
             "    try:\n        cli.main()\n    except SystemExit as e:\n        assert not e.code, e.code\n"

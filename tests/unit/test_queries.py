@@ -642,14 +642,10 @@ def test_the_lineage_tree_labels(bc):
 def test_the_empty_judged_table_has_judged_ats_columns():
     """judged_create writes judged_at's columns out (not planned at every open): the two agree,
     name for name and type for type, and so do the focus and range variants."""
-    import duckdb
-
-    from inspector.store import load
-    con = duckdb.connect(":memory:", config=load.CONNECTION)
-    for name in (*load.SETTINGS, *load.SETUP, *load.WHOLE, "base_detach", "base_attach_empty",
-                 *load.EMPTY_BASE):
+    from inspector.store import connection
+    con = connection.prepare()          # judged_create among its macros: the table as it ships
+    for name in ("base_detach", "base_attach_empty", *connection.EMPTY_BASE):
         con.execute(sql(name))
-    macros.define(con)                  # judged_create among them: the table as it ships
     macros.whole(con)
     table = con.execute("SELECT column_name, data_type FROM duckdb_columns() "
                         "WHERE table_name = 'judged' ORDER BY column_index").fetchall()
