@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Iterator
 
-import duckdb
+from .engine import duckdb
 
 from .errors import BadInput
 from .model import format_time

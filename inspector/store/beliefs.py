@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Iterator
 
-import duckdb
+from .engine import duckdb
 
 from . import jsonsafe, macros
 from .model import format_time, now_utc

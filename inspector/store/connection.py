@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import threading
 
-import duckdb
+from .engine import duckdb
 
 from . import macros
 from .queries import sql

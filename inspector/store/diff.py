@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-import duckdb
+from .engine import duckdb
 
 from . import macros
 from .beliefs import RULE_NOTE

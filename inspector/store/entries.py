@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-import duckdb
+from .engine import duckdb
 
 from . import beliefs, jsonsafe, lineage
 from .beliefs import Moment, ViewSpec

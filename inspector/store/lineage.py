@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import duckdb
+from .engine import duckdb
 
 from .queries import sql
 

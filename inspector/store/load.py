@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-import duckdb
+from .engine import duckdb
 
 from . import jsonsafe
 from .batches import whole_tail

@@ -16,7 +16,7 @@ import re
 import threading
 from functools import cache
 
-import duckdb
+from .engine import duckdb
 
 from . import queries
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import duckdb
+from .engine import duckdb
 
 from . import jsonsafe
 from .files import DIR_MODE, FILE_MODE, fsync_dir, fsync_file, is_temp_of, temp_name

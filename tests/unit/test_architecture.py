@@ -101,3 +101,32 @@ def test_a_command_line_prepares_its_connection_ahead_and_a_write_for_people_nee
     assert done.stdout.strip() == "[True] []"
     assert done.stderr == (f"created store {store}\n"
                            "written 1, held 0, updated 0, unchanged 0, rejected lines 0\n")
+
+
+def test_commands_run_on_the_duckdb_engine_module_not_the_package_wrappers(tmp_path):
+    """store/engine.py: a command imports DuckDB's compiled engine (``_duckdb``) and none of
+    the package's Python wrappers (about 50 ms a process); what the store uses of it are the
+    package's own objects."""
+    import duckdb
+
+    from inspector.store.engine import duckdb as engine
+
+    assert engine.__name__ == "_duckdb"
+    for name in ("connect", "DuckDBPyConnection", "Error", "IOException"):
+        assert getattr(engine, name) is getattr(duckdb, name), name
+    assert engine.__version__ == duckdb.__duckdb_version__     # the engine's (view.py keys on it)
+    store = tmp_path / "s"
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text('{"id": "N1", "entity": "user:1", "attribute": "city", "value": "Lyon", '
+                    '"kind": "observation", "source": "user:1", "authority": 2, '
+                    '"observed_at": "2026-11-30T00:00:00Z", "scope": "tenant:a"}\n')
+    code = ("import sys, io, contextlib; from inspector import cli\n"
+            "for argv in (['init', sys.argv[1]], ['ingest', sys.argv[1], sys.argv[2], '--actor', "
+            "'agent:1'], ['show', sys.argv[1], 'N1', '--json'], ['held', sys.argv[1], '--json']):\n"
+            "    sys.argv = ['inspector', *argv]\n"
+            "    try:\n        with contextlib.redirect_stdout(io.StringIO()):\n            cli.main()\n"
+            "    except SystemExit as e:\n        assert not e.code, e.code\n"
+            "print('_duckdb' in sys.modules, sorted(m for m in sys.modules if m.split('.')[0] == 'duckdb'))")
+    done = subprocess.run([sys.executable, "-c", code, str(store), str(feed)], capture_output=True,
+                          text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == "True []"
