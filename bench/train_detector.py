@@ -66,16 +66,17 @@ DIGITS = 4
 # origin scored by a model that never saw it), never on the in-corpus figures nor on any
 # held-out set.
 #
-# Why 0.965. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
-# meets both on this corpus (9,761 texts, 14 origins; trusted rules held whatever the score;
+# Why 0.95. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
+# meets both on this corpus (13,479 texts, 18 origins; trusted rules held whatever the score;
 # bench/detector_report.py, 2026-12-03, C 3; the report's calibration table has every point):
-#     threshold  0.50   0.80   0.90   0.95   0.96   0.965  0.97   0.98   0.99
-#     recall     0.906  0.834  0.784  0.725  0.707  0.696  0.684  0.648  0.594
-#     FPR        0.190  0.087  0.053  0.035  0.030  0.028  0.027  0.021  0.017
-# (0.965: 3,375 of 4,848 attacks, 139 of 4,913 benign; 0.96 holds 149, just over 0.03. On the
-# 11 origins before agent_tasks, long_carried and voices_variants were written, 2026-12-01,
-# the same rule chose 0.98: recall 0.605 at FPR 0.029. The rules alone on today's corpus:
-# recall 0.504, FPR 0.123.)
+#     threshold  0.50   0.80   0.90   0.94   0.95   0.96   0.965  0.97   0.98   0.99
+#     recall     0.906  0.834  0.777  0.741  0.728  0.706  0.696  0.683  0.645  0.594
+#     FPR        0.161  0.075  0.045  0.032  0.028  0.025  0.023  0.020  0.017  0.012
+# (0.95: 4,880 of 6,704 attacks, 190 of 6,775 benign; 0.94 holds 216, just over 0.03. The
+# same rule chose 0.98 on the 11 origins of 2026-12-01 (recall 0.605 at FPR 0.029) and 0.965
+# on the 14 of the morning of 2026-12-03 (0.696 at 0.028); each new origin's benign texts
+# made the pooled FPR fall more than its attacks made recall fall. The rules alone on
+# today's corpus: recall 0.439, FPR 0.112.)
 # The benign texts are the hard cases the issue asked for (texts about prompt injection that
 # quote payloads, chat logs with User:/Assistant: turns, configs holding system prompts,
 # e-mails telling colleagues what to do), and every benign text held is a reviewer's time and
@@ -83,7 +84,7 @@ DIGITS = 4
 # So the budget is kept and recall is what gives: THRESHOLD is the lowest grid threshold
 # whose pooled LOOO FPR is within 0.03. A deployment that can afford more review can lower
 # it (one line here, then retrain); the table says what each choice costs.
-THRESHOLD = 0.965
+THRESHOLD = 0.95
 
 
 # ---------------------------------------------------------------- corpus

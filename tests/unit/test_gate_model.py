@@ -33,14 +33,14 @@ from inspector.store.detect.shape import model_finding, rules_finding  # noqa: E
 MODEL = ROOT / "inspector" / "store" / "detect" / "gate_model.json"
 
 # What bench/detector_report.py prints under "1. IN-CORPUS" for the shipped model.
-IN_CORPUS = {"recall": 0.862, "fpr": 0.006, "caught": 4177, "attacks": 4848,
-             "false_positives": 28, "benign": 4913}
+IN_CORPUS = {"recall": 0.893, "fpr": 0.005, "caught": 5984, "attacks": 6704,
+             "false_positives": 34, "benign": 6775}
 
 
 # What bench/detector_report.py prints under "4. UNSEEN ORIGINS": the shipped model on the
 # origins of tests/corpus/unseen/, which it never trained on (their SOURCES.md says why).
-UNSEEN = {"recall": 0.522, "fpr": 0.077, "caught": 1192, "attacks": 2285,
-          "false_positives": 172, "benign": 2244,
+UNSEEN = {"recall": 0.558, "fpr": 0.068, "caught": 1274, "attacks": 2285,
+          "false_positives": 153, "benign": 2244,
           "origins": ["chat_roles", "long_documents", "pip_redteam", "tool_results"]}
 
 
@@ -163,7 +163,7 @@ def test_scoring_needs_no_sklearn_or_numpy():
 
 @pytest.mark.alone
 def test_the_model_file_is_small_and_loads_fast():
-    assert MODEL.stat().st_size < 3_000_000
+    assert MODEL.stat().st_size < 4_000_000
     started = time.perf_counter()
     model = gate_model.from_json(MODEL.read_bytes())
     model.probability("warm up")
