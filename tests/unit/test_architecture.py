@@ -81,23 +81,37 @@ def test_read_only_removes_exactly_the_dangerous_actions():
     assert all(a.dangerous for a in ACTIONS.values())    # every curation action writes the log
 
 
+FEED = ('{"id": "N1", "entity": "user:1", "attribute": "city", "value": "Lyon", '
+        '"kind": "observation", "source": "user:1", "authority": 2, '
+        '"observed_at": "2026-11-30T00:00:00Z", "scope": "tenant:a"}\n')
+
+
+def _command_lines(tmp_path, argvs: list[list[str]], before: str, after: str):
+    """`inspector ARGV` through cli.main for each of argvs, in one fresh interpreter ("STORE"
+    and "FEED" stand for a new store and a one-line feed): `before` runs first, `after`
+    prints what the test checks; each command must succeed. (process, store path)"""
+    store, feed = tmp_path / "s", tmp_path / "feed.jsonl"
+    feed.write_text(FEED)
+    argvs = [[{"STORE": str(store), "FEED": str(feed)}.get(a, a) for a in argv] for argv in argvs]
+    code = ("import sys, io, contextlib; from inspector import cli\n" + before +
+            f"for argv in {argvs!r}:\n"
+            "    sys.argv = ['inspector', *argv]\n"
+            "    try:\n        with contextlib.redirect_stdout(io.StringIO()):\n            cli.main()\n"
+            "    except SystemExit as e:\n        assert not e.code, e.code\n" + after)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=ROOT)
+    return done, store
+
+
 def test_a_command_line_prepares_its_connection_ahead_and_a_write_for_people_needs_no_rich(tmp_path):
     """`ingest` without --json: the store's connection was prepared while the line was parsed
     (connection.prepare_ahead, taken by the Store), and its summary lines need no Rich."""
-    store = tmp_path / "s"
-    feed = tmp_path / "feed.jsonl"
-    feed.write_text('{"id": "N1", "entity": "user:1", "attribute": "city", "value": "Lyon", '
-                    '"kind": "observation", "source": "user:1", "authority": 2, '
-                    '"observed_at": "2026-11-30T00:00:00Z", "scope": "tenant:a"}\n')
-    code = ("import sys; from inspector import cli; from inspector.store import connection\n"
-            "taken = []; prepared = connection.prepared\n"
-            "connection.prepared = lambda s: taken.append(bool(connection._ahead)) or prepared(s)\n"
-            "for argv in (['init', sys.argv[1]], ['ingest', sys.argv[1], sys.argv[2], '--actor', 'agent:1']):\n"
-            "    sys.argv = ['inspector', *argv]\n"
-            "    try:\n        cli.main()\n    except SystemExit as e:\n        assert not e.code, e.code\n"
-            "print(taken, sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))")
-    done = subprocess.run([sys.executable, "-c", code, str(store), str(feed)], capture_output=True,
-                          text=True, check=True, cwd=ROOT)
+    done, store = _command_lines(
+        tmp_path, [["init", "STORE"], ["ingest", "STORE", "FEED", "--actor", "agent:1"]],
+        before="from inspector.store import connection\n"
+               "taken = []; prepared = connection.prepared\n"
+               "connection.prepared = lambda s: taken.append(bool(connection._ahead)) or prepared(s)\n",
+        after="print(taken, sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))")
     assert done.stdout.strip() == "[True] []"
     assert done.stderr == (f"created store {store}\n"
                            "written 1, held 0, updated 0, unchanged 0, rejected lines 0\n")
@@ -115,18 +129,9 @@ def test_commands_run_on_the_duckdb_engine_module_not_the_package_wrappers(tmp_p
     for name in ("connect", "DuckDBPyConnection", "Error", "IOException"):
         assert getattr(engine, name) is getattr(duckdb, name), name
     assert engine.__version__ == duckdb.__duckdb_version__     # the engine's (view.py keys on it)
-    store = tmp_path / "s"
-    feed = tmp_path / "feed.jsonl"
-    feed.write_text('{"id": "N1", "entity": "user:1", "attribute": "city", "value": "Lyon", '
-                    '"kind": "observation", "source": "user:1", "authority": 2, '
-                    '"observed_at": "2026-11-30T00:00:00Z", "scope": "tenant:a"}\n')
-    code = ("import sys, io, contextlib; from inspector import cli\n"
-            "for argv in (['init', sys.argv[1]], ['ingest', sys.argv[1], sys.argv[2], '--actor', "
-            "'agent:1'], ['show', sys.argv[1], 'N1', '--json'], ['held', sys.argv[1], '--json']):\n"
-            "    sys.argv = ['inspector', *argv]\n"
-            "    try:\n        with contextlib.redirect_stdout(io.StringIO()):\n            cli.main()\n"
-            "    except SystemExit as e:\n        assert not e.code, e.code\n"
-            "print('_duckdb' in sys.modules, sorted(m for m in sys.modules if m.split('.')[0] == 'duckdb'))")
-    done = subprocess.run([sys.executable, "-c", code, str(store), str(feed)], capture_output=True,
-                          text=True, check=True, cwd=ROOT)
+    done, _ = _command_lines(
+        tmp_path, [["init", "STORE"], ["ingest", "STORE", "FEED", "--actor", "agent:1"],
+                   ["show", "STORE", "N1", "--json"], ["held", "STORE", "--json"]],
+        before="", after="print('_duckdb' in sys.modules, "
+                         "sorted(m for m in sys.modules if m.split('.')[0] == 'duckdb'))")
     assert done.stdout.strip() == "True []"
