@@ -39,9 +39,10 @@ IN_CORPUS = {"recall": 0.893, "fpr": 0.005, "caught": 5984, "attacks": 6704,
 
 # What bench/detector_report.py prints under "4. UNSEEN ORIGINS": the shipped model on the
 # origins of tests/corpus/unseen/, which it never trained on (their SOURCES.md says why).
-UNSEEN = {"recall": 0.558, "fpr": 0.068, "caught": 1274, "attacks": 2285,
-          "false_positives": 153, "benign": 2244,
-          "origins": ["chat_roles", "long_documents", "pip_redteam", "tool_results"]}
+UNSEEN = {"recall": 0.564, "fpr": 0.049, "caught": 2100, "attacks": 3726,
+          "false_positives": 181, "benign": 3711,
+          "origins": ["chat_roles", "chat_threads", "languages_short", "long_documents",
+                      "memory_notes", "pip_redteam", "tool_results"]}
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,7 @@ def test_unseen_origin_figures_are_the_reported_ones_and_share_no_text_with_trai
     figures = detector_report.unseen(rows)
     assert {key: figures[key] for key in UNSEEN} == UNSEEN
     every = train_detector.load_rows(detector_report.UNSEEN, legacy=None)
-    assert len(figures["rows"]) == len(every) == 4529     # none of them is in the corpus
+    assert len(figures["rows"]) == len(every) == 7437     # none of them is in the corpus
     assert not {r["origin"] for r in rows} & set(UNSEEN["origins"])
 
 
