@@ -8,7 +8,6 @@ from datetime import datetime
 from typing import Iterator
 
 from .engine import duckdb
-
 from .errors import BadInput
 from .model import format_time
 from .queries import sql

@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 from typing import Iterator
 
 from .engine import duckdb
-
 from . import jsonsafe, macros
 from .model import format_time, now_utc
 from .queries import sql

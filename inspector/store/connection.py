@@ -8,7 +8,6 @@ import os
 import threading
 
 from .engine import duckdb
-
 from . import macros
 from .queries import sql
 

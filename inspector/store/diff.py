@@ -17,7 +17,6 @@ import json
 from datetime import datetime
 
 from .engine import duckdb
-
 from . import macros
 from .beliefs import RULE_NOTE
 from .errors import BadInput

@@ -4,7 +4,8 @@ The duckdb package (2.x) wraps its compiled engine, the top-level module ``_duck
 modules: the relation API, the expression builder, a version looked up through
 importlib.metadata. Importing them takes about 50 ms, a fifth of a warm `show`, and the
 product uses none of them: it connects, executes and fetches. So the store imports the
-engine module itself when the package ships one, and the package otherwise (duckdb 1.x).
+engine module itself when the package ships one, and the package otherwise (a release that
+keeps its engine inside the package).
 ``connect``, the connection class and the exceptions are the same objects either way (the
 package re-exports them), and ``__version__`` is the engine's, which is what the view file is
 keyed on (view.py). tests/unit/test_architecture.py checks both, and that a command imports
@@ -13,7 +14,7 @@ no part of the package.
 
 try:
     import _duckdb as duckdb
-except ImportError:     # duckdb 1.x: the engine is inside the package
+except ImportError:     # a release that keeps its engine inside the package
     import duckdb
 
 __all__ = ["duckdb"]

@@ -6,7 +6,6 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from .engine import duckdb
-
 from . import beliefs, jsonsafe, lineage
 from .beliefs import Moment, ViewSpec
 from .errors import BadInput

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .engine import duckdb
-
 from .queries import sql
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .engine import duckdb
-
 from . import jsonsafe
 from .batches import whole_tail
 from .chain import GENESIS, line_bytes, seal_after

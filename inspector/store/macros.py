@@ -17,7 +17,6 @@ import threading
 from functools import cache
 
 from .engine import duckdb
-
 from . import queries
 
 MACROS = ("focus_keys_create", "focus_ids_create", "focus_key_entries_create",

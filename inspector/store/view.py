@@ -35,7 +35,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from .engine import duckdb
-
 from . import jsonsafe
 from .files import DIR_MODE, FILE_MODE, fsync_dir, fsync_file, is_temp_of, temp_name
 from .logfile import StorePaths, last_line
