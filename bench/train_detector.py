@@ -68,14 +68,16 @@ DIGITS = 4
 #
 # Why 0.95. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
 # meets both on this corpus (13,479 texts, 18 origins; trusted rules held whatever the score;
-# bench/detector_report.py, 2026-12-03, C 3; the report's calibration table has every point):
+# bench/detector_report.py, 2026-12-03, C 3, with the verb-and-object features of
+# features.verbs_taking_objects; the report's calibration table has every point):
 #     threshold  0.50   0.80   0.90   0.94   0.95   0.96   0.965  0.97   0.98   0.99
-#     recall     0.906  0.834  0.777  0.741  0.728  0.706  0.696  0.683  0.645  0.594
-#     FPR        0.161  0.075  0.045  0.032  0.028  0.025  0.023  0.020  0.017  0.012
-# (0.95: 4,880 of 6,704 attacks, 190 of 6,775 benign; 0.94 holds 216, just over 0.03. The
-# same rule chose 0.98 on the 11 origins of 2026-12-01 (recall 0.605 at FPR 0.029) and 0.965
-# on the 14 of the morning of 2026-12-03 (0.696 at 0.028); each new origin's benign texts
-# made the pooled FPR fall more than its attacks made recall fall. The rules alone on
+#     recall     0.906  0.836  0.787  0.747  0.733  0.717  0.706  0.691  0.656  0.601
+#     FPR        0.158  0.071  0.044  0.032  0.029  0.024  0.023  0.020  0.017  0.012
+# (0.95: 4,913 of 6,704 attacks, 199 of 6,775 benign; 0.94 holds 218, just over 0.03; the same
+# corpus without the verb-and-object features: 0.728 at 0.028. The same rule chose 0.98 on the
+# 11 origins of 2026-12-01 (recall 0.605 at FPR 0.029) and 0.965 on the 14 of the morning of
+# 2026-12-03 (0.696 at 0.028); each new origin's benign texts made the pooled FPR fall more
+# than its attacks made recall fall. The rules alone on
 # today's corpus: recall 0.439, FPR 0.112.)
 # The benign texts are the hard cases the issue asked for (texts about prompt injection that
 # quote payloads, chat logs with User:/Assistant: turns, configs holding system prompts,

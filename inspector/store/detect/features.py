@@ -16,7 +16,9 @@ Features of a segment (all names are plain strings; no Python hash(), which is r
   first word of each sentence or clause — all counts scaled by 1/sqrt(tokens); digits read
   as 0 so "file 4523" and "file 9981" are the same words;
 - ``h:<name>`` hand-made features that generalize past any one corpus: a sentence opening
-  with an action verb (imperative mood), the reader addressed ("you", "assistant", "AI"),
+  with an action verb (imperative mood), and that verb taking an object ("Delete the file …",
+  not "Transfer of €1,250 completed"), as the whole of a short value (a bare imperative) or
+  toward a destination; the reader addressed ("you", "assistant", "AI"),
   role markers (SYSTEM:, [system], ###, <|…|>, fake Assistant:/User: turns), an action verb
   aimed at a destination or an identifier (e-mail address, URL, IBAN, file id, account),
   override vocabulary in any spelling (edit distance ≤ 2 from ignore / instructions /
@@ -439,6 +441,13 @@ def hand_features(segment: str, tokens: list[str], starts: list[str], context: f
         names.add("imperative")
         if starts[0] in ACTION_VERBS:
             names.add("imperative_first")
+        taking = verbs_taking_objects(segment)
+        if taking:
+            names.add("imperative_object")
+            if taking[0] == 0:
+                names.add("imperative_object_first")
+                if not context and not decoded:
+                    names.add("bare_imperative")
     else:
         imperative = False
     kinds = _kinds_of(words)
@@ -461,6 +470,8 @@ def hand_features(segment: str, tokens: list[str], starts: list[str], context: f
         names.add("destination")
         if imperative:
             names.add("imperative→destination")
+        if "imperative_object" in names:
+            names.add("imperative_object→destination")
         if "verb_to" in marks:
             names.add("verb_to→destination")
     classes = set()
@@ -496,6 +507,27 @@ def hand_features(segment: str, tokens: list[str], starts: list[str], context: f
 
 def clause_starts(segment: str) -> list[str]:
     return _CLAUSE_START.findall(segment)
+
+
+# What follows a verb used as a command: its object ("Send the code", "Delete all files",
+# "Transfer $500", "Forward each reset e-mail", "Tell them"). The same word used as a noun is
+# followed by something else ("Transfer of €1,250 completed", "Order 5521 was shipped",
+# "Review: 5 stars", "Update from Cloudleaf"), which the bare clause-start test cannot tell.
+_OBJECT_OPENERS = frozenset("""the a an this that these those all each every any some my your his
+her their our its it them me him us everything anything everyone everybody nothing""".split())
+_OBJECT_NEXT = re.compile(r"\s*([a-z]+|[$€£¥\"“'‘])")
+
+
+def verbs_taking_objects(segment: str) -> list[int]:
+    """The clause numbers (0: the first clause) whose opening action verb is followed by an
+    object, in a lower-cased segment."""
+    found = []
+    for n, match in enumerate(_CLAUSE_START.finditer(segment)):
+        if match.group(1) in ACTION_VERBS:
+            nxt = _OBJECT_NEXT.match(segment, match.end())
+            if nxt and (nxt.group(1) in _OBJECT_OPENERS or not nxt.group(1).isalpha()):
+                found.append(n)
+    return found
 
 
 def features(text: str) -> list[dict[str, float]]:
