@@ -510,12 +510,13 @@ def clause_starts(segment: str) -> list[str]:
 
 
 # What follows a verb used as a command: its object ("Send the code", "Delete all files",
-# "Transfer $500", "Forward each reset e-mail", "Tell them"). The same word used as a noun is
-# followed by something else ("Transfer of €1,250 completed", "Order 5521 was shipped",
-# "Review: 5 stars", "Update from Cloudleaf"), which the bare clause-start test cannot tell.
+# "Transfer $500", "Forward each reset e-mail", "Tell them", "cc audit@x.example", "Open
+# https://…", "Invite @fred"). The same word used as a noun is followed by something else
+# ("Transfer of €1,250 completed", "Order 5521 was shipped", "Review: 5 stars", "Update from
+# Cloudleaf"), which the bare clause-start test cannot tell.
 _OBJECT_OPENERS = frozenset("""the a an this that these those all each every any some my your his
 her their our its it them me him us everything anything everyone everybody nothing""".split())
-_OBJECT_NEXT = re.compile(r"\s*([a-z]+|[$€£¥\"“'‘])")
+_OBJECT_NEXT = re.compile(r"\s*(?:[\w.+-]+@[\w-]+\.\w|https?://|www\.|[@#]\w|([a-z]+)|[$€£¥\"“'‘])")
 
 
 def verbs_taking_objects(segment: str) -> list[int]:
@@ -525,7 +526,7 @@ def verbs_taking_objects(segment: str) -> list[int]:
     for n, match in enumerate(_CLAUSE_START.finditer(segment)):
         if match.group(1) in ACTION_VERBS:
             nxt = _OBJECT_NEXT.match(segment, match.end())
-            if nxt and (nxt.group(1) in _OBJECT_OPENERS or not nxt.group(1).isalpha()):
+            if nxt and (nxt.group(1) is None or nxt.group(1) in _OBJECT_OPENERS):
                 found.append(n)
     return found
 
