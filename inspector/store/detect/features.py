@@ -516,7 +516,8 @@ def clause_starts(segment: str) -> list[str]:
 # Cloudleaf"), which the bare clause-start test cannot tell.
 _OBJECT_OPENERS = frozenset("""the a an this that these those all each every any some my your his
 her their our its it them me him us everything anything everyone everybody nothing""".split())
-_OBJECT_NEXT = re.compile(r"\s*(?:[\w.+-]+@[\w-]+\.\w|https?://|www\.|[@#]\w|([a-z]+)|[$€£¥\"“'‘])")
+_OBJECT_NEXT = re.compile(r"\s*(?:[\w.+-]+@[\w-]+\.\w|https?://|www\.|[@#]\w|"   # address, handle
+                          r"([a-z]+)|[$€£¥\"“'‘])")                           # word, sum, quote
 
 
 def verbs_taking_objects(segment: str) -> list[int]:
