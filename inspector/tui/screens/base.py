@@ -175,9 +175,10 @@ class InspectorScreen(Screen):
         shown."""
         worker = get_current_worker()
         detail = self.app.session.detail(memory_id, context, with_lineage=False)
-        pane = self.query_one(DetailPane)
-        if worker.is_cancelled:
+        panes = self.query(DetailPane)      # none while the screen is being taken down
+        if worker.is_cancelled or not panes:
             return
+        pane = panes.first()
         if detail is None:
             self.app.call_from_thread(self._gone, pane, memory_id)
             return
