@@ -69,7 +69,7 @@ DIGITS = 4
 # Why 0.95. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
 # meets both on this corpus (13,479 texts, 18 origins; trusted rules held whatever the score;
 # bench/detector_report.py, 2026-12-03, C 3, with the verb-and-object features of
-# features.verbs_taking_objects; the report's calibration table has every point):
+# features.clause_starts; the report's calibration table has every point):
 #     threshold  0.50   0.80   0.90   0.94   0.95   0.96   0.965  0.97   0.98   0.99
 #     recall     0.906  0.838  0.788  0.749  0.733  0.716  0.707  0.693  0.656  0.602
 #     FPR        0.157  0.070  0.045  0.031  0.029  0.024  0.023  0.021  0.017  0.013

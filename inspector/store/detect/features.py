@@ -50,7 +50,10 @@ _CLAUSE_START = re.compile(
     r"(?:^|[.!?;:,\n>\]\)}|*#=•]|(?<!\w)[-–—])\s*"
     r"(?:(?:please|kindly|now|also|then|and|just|immediately|first|next|finally|simply|"
     r"actually|instead|so|ok|okay|always|never|from now on|going forward|henceforth|"
-    r"from today|in future|in the future|moving forward)[,:]?\s+)*([a-z]+)", re.M)
+    r"from today|in future|in the future|moving forward)[,:]?\s+)*([a-z]+)"
+    # and what follows the word, for clause_starts to tell a verb's object from a noun's
+    # follower (an address or handle, a word (group 3), a sum or a quotation mark)
+    r"(?=\s*([\w.+-]+@[\w-]+\.\w|https?://|www\.|[@#]\w|([a-z]+)|[$€£¥\"“'‘])|)", re.M)
 
 # Verbs a sentence opens with when it tells its reader to act (imperative mood).
 ACTION_VERBS = frozenset("""
@@ -431,8 +434,8 @@ _NOT_OVERRIDE: set[str] = set()
 _QUOTED = re.compile(r"[\"“«'‘][^\"”»\n]{12,300}[\"”»'’]")
 
 
-def hand_features(segment: str, tokens: list[str], starts: list[str], context: frozenset[str],
-                  decoded: bool, override_of) -> set[str]:
+def hand_features(segment: str, tokens: list[str], starts: list[str], taking: list[int],
+                  context: frozenset[str], decoded: bool, override_of) -> set[str]:
     """The names of the hand-made features a (lower-cased) segment has (each counts 1)."""
     names: set[str] = set()
     words = set(tokens)
@@ -441,7 +444,6 @@ def hand_features(segment: str, tokens: list[str], starts: list[str], context: f
         names.add("imperative")
         if starts[0] in ACTION_VERBS:
             names.add("imperative_first")
-        taking = verbs_taking_objects(segment)
         if taking:
             names.add("imperative_object")
             if taking[0] == 0:
@@ -505,31 +507,25 @@ def hand_features(segment: str, tokens: list[str], starts: list[str], context: f
     return names
 
 
-def clause_starts(segment: str) -> list[str]:
-    return _CLAUSE_START.findall(segment)
-
-
 # What follows a verb used as a command: its object ("Send the code", "Delete all files",
 # "Transfer $500", "Forward each reset e-mail", "Tell them", "cc audit@x.example", "Open
 # https://…", "Invite @fred"). The same word used as a noun is followed by something else
 # ("Transfer of €1,250 completed", "Order 5521 was shipped", "Review: 5 stars", "Update from
-# Cloudleaf"), which the bare clause-start test cannot tell.
+# Cloudleaf"), which the opening word alone cannot tell.
 _OBJECT_OPENERS = frozenset("""the a an this that these those all each every any some my your his
 her their our its it them me him us everything anything everyone everybody nothing""".split())
-_OBJECT_NEXT = re.compile(r"\s*(?:[\w.+-]+@[\w-]+\.\w|https?://|www\.|[@#]\w|"   # address, handle
-                          r"([a-z]+)|[$€£¥\"“'‘])")                           # word, sum, quote
 
 
-def verbs_taking_objects(segment: str) -> list[int]:
-    """The clause numbers (0: the first clause) whose opening action verb is followed by an
-    object, in a lower-cased segment."""
-    found = []
-    for n, match in enumerate(_CLAUSE_START.finditer(segment)):
-        if match.group(1) in ACTION_VERBS:
-            nxt = _OBJECT_NEXT.match(segment, match.end())
-            if nxt and (nxt.group(1) is None or nxt.group(1) in _OBJECT_OPENERS):
-                found.append(n)
-    return found
+def clause_starts(segment: str) -> tuple[list[str], list[int]]:
+    """The opening word of each clause of a lower-cased segment, and the numbers of the
+    clauses (0: the first) whose opening action verb is followed by an object (one scan)."""
+    clauses = _CLAUSE_START.findall(segment)
+    starts = [word for word, _, _ in clauses]
+    if ACTION_VERBS.isdisjoint(starts):
+        return starts, []
+    return starts, [n for n, (word, follower, next_word) in enumerate(clauses)
+                    if word in ACTION_VERBS and follower
+                    and (not next_word or next_word in _OBJECT_OPENERS)]
 
 
 def features(text: str) -> list[dict[str, float]]:
@@ -558,9 +554,10 @@ def segment_features(segment: str, context: frozenset[str], decoded: bool) -> di
             bump(name)
     for first, second in zip(tokens, tokens[1:]):
         bump("b:" + first + " " + second)
-    starts = clause_starts(segment)
+    starts, taking = clause_starts(segment)
     for word in starts:
         bump("s:" + word)
-    for name in sorted(hand_features(segment, tokens, starts, context, decoded, override_class)):
+    for name in sorted(hand_features(segment, tokens, starts, taking, context, decoded,
+                                     override_class)):
         feats["h:" + name] = 1.0
     return feats

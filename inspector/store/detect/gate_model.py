@@ -104,10 +104,11 @@ class GateModel:
         if len(tokens) > 1:
             followers = map(self._next.get, tokens, repeat(_NO_FOLLOWERS))
             total += sum(map(dict.get, followers, tokens[1:], zero))
-        starts = fx.clause_starts(segment)
+        starts, taking = fx.clause_starts(segment)
         total += sum(map(self._s.get, starts, zero))
         total /= math.sqrt(max(len(tokens), 1))
-        hand = fx.hand_features(segment, tokens, starts, context, decoded, self._override_of)
+        hand = fx.hand_features(segment, tokens, starts, taking, context, decoded,
+                                self._override_of)
         return self.bias + total + sum(map(self._h.get, hand, zero))
 
     def logit(self, text: str) -> float:
@@ -157,8 +158,9 @@ class GateModel:
         tokens = fx.tokens_of(segment)
         scale = 1.0 / math.sqrt(max(len(tokens), 1))
         parts: dict[str, float] = {}
-        starts = fx.clause_starts(segment)
-        for name in fx.hand_features(segment, tokens, starts, context, decoded, self._override_of):
+        starts, taking = fx.clause_starts(segment)
+        for name in fx.hand_features(segment, tokens, starts, taking, context, decoded,
+                                     self._override_of):
             parts[name] = parts.get(name, 0.0) + self._h.get(name, 0.0)
         for token in tokens:
             key = f"'{token}'"
