@@ -69,16 +69,18 @@ DIGITS = 4
 # Why 0.95. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
 # meets both on this corpus (13,479 texts, 18 origins; trusted rules held whatever the score;
 # bench/detector_report.py, 2026-12-03, C 3, with the verb-and-object features of
-# features.clause_starts; the report's calibration table has every point):
+# features.clause_starts, in any script and for the commands of a dozen other languages; the
+# report's calibration table has every point):
 #     threshold  0.50   0.80   0.90   0.94   0.95   0.96   0.965  0.97   0.98   0.99
-#     recall     0.906  0.838  0.788  0.749  0.733  0.716  0.707  0.693  0.656  0.602
-#     FPR        0.157  0.070  0.045  0.031  0.029  0.024  0.023  0.021  0.017  0.013
-# (0.95: 4,916 of 6,704 attacks, 195 of 6,775 benign; 0.94 holds 213, just over 0.03; the same
-# corpus without the verb-and-object features: 0.728 at 0.028. The same rule chose 0.98 on the
-# 11 origins of 2026-12-01 (recall 0.605 at FPR 0.029) and 0.965 on the 14 of the morning of
-# 2026-12-03 (0.696 at 0.028); each new origin's benign texts made the pooled FPR fall more
-# than its attacks made recall fall. The rules alone on
-# today's corpus: recall 0.439, FPR 0.112.)
+#     recall     0.909  0.843  0.790  0.752  0.738  0.721  0.709  0.696  0.662  0.604
+#     FPR        0.157  0.075  0.047  0.033  0.029  0.025  0.024  0.022  0.018  0.012
+# (0.95: 4,950 of 6,704 attacks, 194 of 6,775 benign; 0.94 holds 221, over 0.03; with English
+# verbs and determiners only as objects: 0.733 at 0.029, and before any verb-and-object
+# feature 0.728 at 0.028; C 8 instead of 3: 0.735 at its own threshold, no gain. The same rule
+# chose 0.98 on the 11 origins of 2026-12-01 (recall 0.605 at FPR 0.029) and 0.965 on the 14
+# of the morning of 2026-12-03 (0.696 at 0.028); each new origin's benign texts made the
+# pooled FPR fall more than its attacks made recall fall. The rules alone on today's corpus:
+# recall 0.439, FPR 0.112.)
 # The benign texts are the hard cases the issue asked for (texts about prompt injection that
 # quote payloads, chat logs with User:/Assistant: turns, configs holding system prompts,
 # e-mails telling colleagues what to do), and every benign text held is a reviewer's time and
