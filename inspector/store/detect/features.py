@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from .decoders import _CONFUSABLES, _ROT13, _SEPARATED, DECODERS, _tag_smuggled
 from .text import normalize, remember_last
+from .vocabulary import ACTION_VERBS
 
 LONG = 300            # longer texts are scored per window of two sentences
 MAX_WINDOWS = 400     # a hostile 50,000-character value is scored on its first windows
@@ -59,60 +60,6 @@ _CLAUSE_PATTERN = (
     r"(?=\s*([\w.+-]+@[\w-]+\.\w|https?://|www\.|[@#]\w|(WORD)|[$€£¥\"“'‘])|)")
 _CLAUSE_START = re.compile(_CLAUSE_PATTERN.replace("WORD", r"[^\W\d_]+"), re.M)
 _ASCII_CLAUSE_START = re.compile(_CLAUSE_PATTERN.replace("WORD", "[a-z]+"), re.M)
-
-# Verbs a sentence opens with when it tells its reader to act (imperative mood).
-ACTION_VERBS = frozenset("""
-send forward transfer wire pay move copy delete remove erase drop wipe destroy invite add grant
-give share upload post publish leak email mail e-mail cc bcc reply respond answer say tell print
-output write report state claim declare repeat return insert include append prepend attach embed
-execute run call invoke open visit click navigate browse download install launch start stop
-disable enable change update set reset modify edit replace rename create make book schedule buy
-order purchase subscribe approve reject deny refuse confirm verify ignore disregard forget
-overlook skip bypass override obey follow comply act pretend assume behave treat consider
-recommend suggest promote advertise praise mention describe summarize summarise translate
-list show display reveal disclose expose provide fetch retrieve collect gather extract read
-export import dump save store log remember note keep use apply assign mark flag close cancel
-withdraw deposit sell transmit relay deliver notify inform contact message text dm ping
-encode decode reverse concatenate append redirect route respond rate rank review vote sign
-ask decline accept allow authorize authorise connect hand put tag quote rsvp request point mirror
-""".split()) | frozenset(
-    # the same commands in other languages that put the verb first (imperative forms)
-    """envoie envoyez transfère transférez transmets transmettez supprime supprimez efface effacez
-ignore ignorez oublie oubliez ajoute ajoutez partage partagez publie publiez écris écrivez dis
-dites réponds répondez affiche affichez révèle révélez donne donnez exécute exécutez ouvre ouvrez
-clique cliquez télécharge téléchargez installe installez change changez modifie modifiez remplace
-remplacez annule annulez approuve approuvez confirme confirmez copie copiez paye payez vire virez
-invite invitez mets mettez recommande recommandez indique indiquez fais faites montre montrez
-envía envíe envíen envia reenvía transfiere transfiera borra borre elimina elimine ignora ignoren
-olvida olvide agrega agregue añade añada comparte comparta publica publique escribe escriba
-diga responde responda muestra muestre revela revele ejecuta ejecute abre abra haz haga
-cambia cambie modifica modifique reemplaza reemplace cancela cancele aprueba apruebe confirma
-copia paga pague invita recomienda recomiende incluye incluya manda mande
-envie encaminhe transfira apague exclua esqueça adicione compartilhe escreva mostre execute faça
-altere mude substitua aprove pague convide recomende inclua
-invia inviate inoltra trasferisci cancella ignorate dimentica aggiungi condividi pubblica scrivi
-rispondi mostra rivela esegui apri fai sostituisci annulla approva conferma consiglia includi
-sende sendet schicke schick schickt leite überweise lösche löscht entferne ignoriere ignoriert
-vergiss vergesst füge teile veröffentliche schreibe schreib sag sage antworte zeige zeig gib
-führe öffne klicke ändere ersetze storniere genehmige bestätige kopiere zahle empfiehl
-stuur verstuur verwijder negeer vergeet voeg deel publiceer schrijf zeg antwoord toon geef voer
-klik wijzig vervang annuleer keur bevestig kopieer betaal
-skicka radera ignorera glöm lägg dela publicera skriv säg svara visa avslöja ge kör öppna ändra
-ersätt avbryt godkänn bekräfta kopiera betala bjud rekommendera
-wyślij prześlij przelej usuń zignoruj zapomnij dodaj udostępnij opublikuj napisz powiedz
-odpowiedz pokaż ujawnij daj wykonaj otwórz zmień zastąp anuluj zatwierdź potwierdź skopiuj
-zapłać zaproś poleć
-отправь отправьте перешли перешлите переведи переведите удали удалите игнорируй игнорируйте
-забудь забудьте добавь добавьте поделись опубликуй напиши напишите скажи скажите ответь
-ответьте покажи покажите раскрой выведи выведите дай дайте выполни выполните открой откройте
-измени измените замени отмени подтверди скопируй оплати пригласи порекомендуй включи
-надішли надішліть видали видаліть ігноруй забудь додай поділись опублікуй напиши скажи
-відповідай покажи розкрий виведи дай виконай відкрий зміни заміни скасуй підтверди скопіюй
-оплати запроси порекомендуй
-kirim kirimkan hapus abaikan lupakan tambahkan bagikan tulis katakan balas tampilkan berikan
-jalankan buka ubah ganti batalkan setujui salin bayar undang
-ارسل أرسل احذف تجاهل انس اكتب قل أخبر اعرض افتح غير ادفع
-hãy gửi xóa""".split())
 
 # Override vocabulary, matched in any spelling within a small edit distance.
 _OVERRIDE_WORDS = {
