@@ -3,7 +3,7 @@
 shape.rule_match runs the rules behind gates (substrings every match must contain, read off
 each pattern by the regex parser: rules._gate) and, on text whose lower-casing is exactly
 what re.I folds (text._foldable), case-sensitively over text.lower(); it asks whether any
-decoder could change the text (decoders._may_decode) before features._hints; secrets.secret
+decoder could change the text (decoders._may_decode) before windows._hints; secrets.secret
 skips the password and keyed-token patterns when none of their words is there. None of
 that may change which rule wins, its key (the gate model's feature "r:<key>"), the excerpt
 a reviewer sees, or a secret finding. Held here three ways:
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from inspector.store.detect import features as fx  # noqa: E402
+from inspector.store.detect import respelling, windows  # noqa: E402
 from inspector.store.detect import secret  # noqa: E402
 from inspector.store.detect import secrets as secrets_module  # noqa: E402
 from inspector.store.detect import shape  # noqa: E402
@@ -115,13 +115,13 @@ def reference_rule_match(text: str) -> tuple[Finding, str] | None:
         return Finding("rule_shape", "obfuscation", at[0].excerpt), "obfuscation:normalized"
     if at:
         return at[0], f"{at[0].category}:{at[1]}"
-    respelled = re.sub(r"\w+", lambda m: fx.override_respelling(m.group(0).lower()) or m.group(0),
+    respelled = re.sub(r"\w+", lambda m: respelling.override_respelling(m.group(0).lower()) or m.group(0),
                        plain)
     found = (_reference_decoded_rule_of(respelled, "respelled") if respelled != plain
              else None)
     if found:
         return found, "obfuscation:decoded"
-    found = ((_reference_decoded_rule(plain, words) if fx._hints(plain) else None)
+    found = ((_reference_decoded_rule(plain, words) if windows._hints(plain) else None)
              or _reference_decoded_rule_of(_tag_smuggled(text), "tags"))
     return (found, "obfuscation:decoded") if found else None
 
@@ -382,8 +382,8 @@ def test_the_trusted_rule_pretest_asks_the_trusted_rules_themselves():
 
 # ---------------------------------------------------------------- the misspelling bound
 
-_TARGETS = sorted({t for ts in fx._OVERRIDE_WORDS.values() for t in ts}
-                  | set(fx._RESPELL_TARGETS))
+_TARGETS = sorted({t for ts in respelling._OVERRIDE_WORDS.values() for t in ts}
+                  | set(respelling._RESPELL_TARGETS))
 
 
 def _edited(target: str, edits: list[tuple[int, int, str]]) -> str:
@@ -407,8 +407,8 @@ def _edited(target: str, edits: list[tuple[int, int, str]]) -> str:
        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 20),
                           st.sampled_from("aeinorstudgpvlcx")), max_size=4))
 def test_the_misspelling_bound_refuses_only_words_beyond_the_edit_limit(target, source, edits):
-    """features._misspelling_of refuses, before the edit distance, a word with more letters
+    """respelling._misspelling_of refuses, before the edit distance, a word with more letters
     the target lacks (or lacking more of its letters) than the limit: never one within it."""
     word = _edited(source, edits)
     limit = 1 if len(target) <= 6 else 2
-    assert fx._misspelling_of(word, target) == (fx._osa(word, target, limit) <= limit)
+    assert respelling._misspelling_of(word, target) == (respelling._osa(word, target, limit) <= limit)

@@ -2,12 +2,8 @@
 as explicit name -> value dicts) and for scoring (model.py, which sums the shipped weights of
 the same names without building the dicts).
 
-A text is cut into *segments*: a value of up to LONG characters is one segment; a longer one
-(an e-mail, a report, a web page carried into memory) is cut into windows of two consecutive
-sentences, so one instruction buried in a long benign carrier is scored on its own and the
-carrier cannot dilute it: the text's score is the best segment's. Text that a decoder can undo
-(base64, hex, leetspeak, look-alike letters … , detect/decoders.py) adds its decoded form as a
-further segment.
+A text is scored by its *segments* (windows.py: the whole of a short value, windows of two
+sentences of a long one, decoded forms of a disguised one): its score is the best segment's.
 
 Features of a segment (all names are plain strings; no Python hash(), which is randomized):
 
@@ -27,21 +23,18 @@ Features of a segment (all names are plain strings; no Python hash(), which is r
 
 from __future__ import annotations
 
-import codecs
 import math
 import re
 from functools import lru_cache
 
-from .decoders import _CONFUSABLES, _ROT13, _SEPARATED, DECODERS, _tag_smuggled
-from .text import normalize, remember_last
+from .respelling import override_class
+from .text import normalize
 from .vocabulary import ACTION_VERBS
+from .windows import context_of, segments
 
-LONG = 300            # longer texts are scored per window of two sentences
-MAX_WINDOWS = 400     # a hostile 50,000-character value is scored on its first windows
 MAX_GRAM_WORD = 24    # longer tokens (hashes, base64) get no character n-grams
 
 TOKEN = re.compile(r"\w+|[^\w\s]+")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=\S)|\s*\n\s*")
 
 # The first word of a sentence or clause (after softeners and list bullets): a run of letters
 # in any script.
@@ -61,14 +54,6 @@ _CLAUSE_PATTERN = (
 _CLAUSE_START = re.compile(_CLAUSE_PATTERN.replace("WORD", r"[^\W\d_]+"), re.M)
 _ASCII_CLAUSE_START = re.compile(_CLAUSE_PATTERN.replace("WORD", "[a-z]+"), re.M)
 
-# Override vocabulary, matched in any spelling within a small edit distance.
-_OVERRIDE_WORDS = {
-    "ignore": ("ignore", "disregard", "forget", "overlook", "override", "bypass", "neglect"),
-    "instr": ("instructions", "instruction", "directions", "guidelines", "directives",
-              "rules", "prompt", "commands", "constraints", "restrictions"),
-    "prev": ("previous", "prior", "above", "earlier", "preceding", "original", "initial",
-             "foregoing"),
-}
 
 _YOU = frozenset(("you", "your", "yours", "yourself", "u"))
 _AGENT = frozenset(("assistant", "ai", "model", "agent", "chatbot", "bot", "llm", "gpt",
@@ -195,124 +180,6 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.\w")
 _DESTINATIONS = frozenset(("email", "url", "iban", "identifier", "long_number"))
 
 
-def segments(text: str) -> list[tuple[str, bool]]:
-    """(segment, decoded?) pairs: the whole text or its windows, plus its decodings. Segments
-    keep their case (for excerpts); features are taken of them lower-cased."""
-    plain = normalize(text)
-    if len(plain) <= LONG:
-        found = [(plain, False)]
-    else:
-        sentences = [s for s in _SENTENCE_SPLIT.split(plain) if s]
-        if len(sentences) <= 2:
-            found = [(plain[:LONG * 4], False)]
-        else:
-            found = [(sentences[i] + " " + sentences[i + 1], False)
-                     for i in range(min(len(sentences) - 1, MAX_WINDOWS))]
-    for decoded in _decodings(text, plain):
-        found.append((decoded[:LONG * 4], True))
-    return found
-
-
-_LEET_DIGITS = re.compile(r"[a-z][013457]+[a-z]", re.I)
-_LONG_RUN = re.compile(r"[A-Za-z0-9+/_=-]{16,}")
-_HYPHEN_SPLIT = re.compile(r"(?<=[a-z])-(?=[a-z])", re.I)
-# Every match holds a separator, a character, a separator (decoders._SEPARATED, which scans
-# several times faster, since few characters can start it): _hints searches for that first.
-_LETTER_RUN = re.compile(r"\b(?:\w[.\-_*·]){3,}\w\b")
-_PERCENT = re.compile(r"(?:%[0-9a-f]{2}){3}", re.I)
-_ENTITY = re.compile(r"&#?\w{1,8};")
-_CUES = re.compile(r"\b(?:rot-? ?\d+|caesar|shift(?:ed)?|backwards?|revers\w*)\b", re.I)
-_CONFUSABLE_CHARS = frozenset(chr(c) for c in _CONFUSABLES)
-
-
-@remember_last
-def hints(text: str) -> frozenset[str]:
-    """_hints, remembered for the last string (segments asks it, then shape's rule gate
-    asks it of the same string)."""
-    return frozenset(_hints(text))
-
-
-def _hints(text: str) -> set[str]:
-    """Which decoders (decoders.py) a text may need, by tests stricter than the rules' own
-    (the model only wants a decoding when a disguise is likely, not merely possible). Each
-    regex is behind a C-speed test, so a plain value costs a few substring checks."""
-    hints = set()
-    if not text.isascii() and not _CONFUSABLE_CHARS.isdisjoint(text):
-        hints.add("homoglyphs")
-    if len(text) >= 16 and max(map(len, text.split())) >= 16 and _LONG_RUN.search(text):
-        hints.update(("base64", "hex"))
-    if _DIGIT.search(text):
-        if len(_LEET_DIGITS.findall(text)) >= 2:
-            hints.add("leet")
-        if text.count("0") + text.count("1") >= 32:
-            hints.add("binary")
-    if ("-" in text and len(_HYPHEN_SPLIT.findall(text)) >= 3) or (
-            text.count(".") + text.count("-") + text.count("_") + text.count("*") >= 3
-            and _SEPARATED.search(text) and _LETTER_RUN.search(text)):
-        hints.add("split")
-    if len(text) >= 12 and text.count(" ") * 3 >= len(text):
-        hints.add("spaced")
-    if (text.count(".") + text.count("-")) * 3 >= len(text) > 8:
-        hints.add("morse")
-    if "%" in text and _PERCENT.search(text):
-        hints.add("percent")
-    if "&" in text and len(_ENTITY.findall(text)) >= 2:
-        hints.add("entities")
-    if "\\u" in text or "\\x" in text:
-        hints.add("escapes")
-    lower = text.lower()
-    if ("rot" in lower or "caesar" in lower or "shift" in lower or "backward" in lower
-            or "revers" in lower) and _CUES.search(text):
-        hints.add("reversed")
-        hints.add("rot")
-    return hints
-
-
-def _decodings(text: str, plain: str) -> list[str]:
-    """The text with each disguise it likely wears undone (at most 3)."""
-    found = []
-    smuggled = _tag_smuggled(text)
-    if smuggled:
-        found.append(smuggled)
-    likely = hints(plain)
-    if not likely:
-        return found
-    for name, decode in DECODERS:
-        if name in likely:
-            decoded = decode(plain)
-            if decoded and decoded != plain and re.search(r"[a-z]{3}", decoded, re.I):
-                found.append(decoded)
-    if "rot" in likely and _ROT13.search(plain):
-        found.append(codecs.decode(plain, "rot13"))
-    return found[:3]
-
-
-_GREETING = re.compile(r"^(?:subject:[^\n]*\n\s*)?(?:hi|hello|hey|dear|good (?:morning|afternoon|"
-                       r"evening)|greetings|team|all|morning|folks)\b", re.I)
-_SIGNOFF = re.compile(r"\b(?:thanks|thank you|regards|cheers|best|sincerely|kind regards)\b",
-                      re.I)
-_ABOUT = ("injection", "jailbreak", "payload", "red team", "red-team", "adversarial",
-          "prompt attack", "phishing")
-_TURNS = re.compile(r"(?:^|\n)\s*(?:user|human|assistant|ai|bot)\s*:", re.I)
-
-
-def context_of(plain: str) -> frozenset[str]:
-    """What a long text (a carried document) is, as features of each of its windows: empty
-    for a value short enough to be one segment."""
-    if len(plain) <= LONG:
-        return frozenset()
-    lower = plain.lower()
-    found = {"carrier"}
-    if any(word in lower for word in _ABOUT):
-        found.add("doc:about_injection")
-    if _GREETING.search(plain[:200].lstrip()) or _SIGNOFF.search(plain[-200:]):
-        found.add("doc:letter")
-    if len(_TURNS.findall(plain)) >= 3:
-        found.add("doc:chat_log")
-    code_marks = plain.count("{") + plain.count(";") + plain.count("=") + plain.count("()")
-    if code_marks >= len(plain) / 80:
-        found.add("doc:code")
-    return frozenset(found)
 
 
 # ---------------------------------------------------------------- per word
@@ -325,72 +192,6 @@ def word_grams(word: str) -> list[str]:
     return ([padded[i:i + 3] for i in range(len(padded) - 2)] +
             [padded[i:i + 4] for i in range(len(padded) - 3)])
 
-
-def _osa(a: str, b: str, limit: int) -> int:
-    """Edit distance with transpositions (optimal string alignment), limit+1 when beyond."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev2, prev = None, list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cost = ca != cb
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-            if prev2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        if min(cur) > limit:
-            return limit + 1
-        prev2, prev = prev, cur
-    return prev[-1]
-
-
-def override_class(word: str) -> tuple[str, bool] | None:
-    """('ignore' | 'instr' | 'prev', misspelt?) for a word close to the override vocabulary."""
-    if len(word) < 4 or not word.isalpha():
-        return None
-    for name, targets in _OVERRIDE_WORDS.items():
-        if word in targets or any(word.startswith(t) and len(word) - len(t) <= 2 for t in targets):
-            return name, False
-    for name, targets in _OVERRIDE_WORDS.items():
-        for target in targets:
-            if word[0] in target[:2] and _misspelling_of(word, target):
-                return name, True
-    return None
-
-
-def _misspelling_of(word: str, target: str) -> bool:
-    """Within an edit of a short target word, two of a longer one."""
-    limit = 1 if len(target) <= 6 else 2
-    # Each edit brings in or takes away one letter: a word with more letters than the limit
-    # that the target lacks (or lacking more of the target's) is beyond it. A cheap bound
-    # first: most words are refused by it, not by the full distance.
-    if len(set(target).difference(word)) > limit or len(set(word).difference(target)) > limit:
-        return False
-    return _osa(word, target, limit) <= limit
-
-
-# The words of the override phrase that are respelled (shape.rule_match), and the real words
-# within reach of them that are never taken for misspellings. A wider set ("rules",
-# "commands", "forget", "original" …) respelled real words ("rule", "comments", "forgot",
-# "origin") into phrases the rules took for overrides, in benign texts as often as in attacks.
-_RESPELL_TARGETS = ("ignore", "disregard", "instructions", "previous")
-_REAL_NEIGHBOURS = frozenset(("instruction", "instructive", "instructing", "instructor",
-                              "instructors", "instructed", "preview", "previews", "ignores",
-                              "ignored", "ignorer", "ignorant", "disregards", "previously"))
-
-
-@lru_cache(maxsize=100_000)
-def override_respelling(word: str) -> str | None:
-    """The override word ("ignore", "disregard", "instructions", "previous") a lower-case word
-    is a misspelling of ("ignroe", "iunstructions", "previus"), else None."""
-    if len(word) < 5 or not word.isalpha() or word in _REAL_NEIGHBOURS:
-        return None
-    for target in _RESPELL_TARGETS:
-        if word == target:
-            return None
-        if word[0] == target[0] and _misspelling_of(word, target):
-            return target
-    return None
 
 
 # ---------------------------------------------------------------- per segment

@@ -3,7 +3,7 @@ features.py, shipped as gate_model.json (the weights by feature kind, bias, thre
 training corpus digest) and retrained by bench/train_detector.py. The standard library and
 orjson (which reads the file): scikit-learn is used to train it, never to score.
 
-A text's score is its best segment's (features.segments), so one instruction buried in a long
+A text's score is its best segment's (windows.segments), so one instruction buried in a long
 carried document is not diluted by the document, plus the weight learnt for the explainable
 rule that matched it, if one did (``r:<category>:<rule>``: rules.py, asked by shape.py only when
 that weight could change the answer). Scoring sums the weights a segment's features
@@ -22,6 +22,8 @@ from importlib import resources
 import orjson
 
 from . import features as fx
+from . import windows
+from .respelling import override_class
 from .text import normalize
 
 MODEL_FILE = "gate_model.json"
@@ -83,7 +85,7 @@ class GateModel:
         cache = self._override_cache
         if word in cache:
             return cache[word]
-        found = fx.override_class(word)
+        found = override_class(word)
         if len(cache) >= _CACHE_MAX:
             cache.clear()
         cache[word] = found
@@ -112,9 +114,9 @@ class GateModel:
         return self.bias + total + sum(map(self._h.get, hand, zero))
 
     def logit(self, text: str) -> float:
-        context = fx.context_of(normalize(text))
+        context = windows.context_of(normalize(text))
         return max(self.segment_logit(seg, context, decoded)
-                   for seg, decoded in fx.segments(text))
+                   for seg, decoded in windows.segments(text))
 
     def rule_weight(self, rule: str) -> float:
         """What this rule's matching (shape.rule_match's key) adds to the text's logit."""
@@ -133,7 +135,7 @@ class GateModel:
 
     def explain(self, text: str) -> Score:
         """The best segment's probability, its strongest sentence and features."""
-        context = fx.context_of(normalize(text))
+        context = windows.context_of(normalize(text))
         logits: dict[tuple[str, bool], float] = {}
 
         def logit(segment: str, decoded: bool) -> float:
@@ -144,9 +146,9 @@ class GateModel:
                 logits[key] = self.segment_logit(segment, context, decoded)
             return logits[key]
 
-        segment, decoded = max(fx.segments(text), key=lambda sd: logit(*sd))
+        segment, decoded = max(windows.segments(text), key=lambda sd: logit(*sd))
         # the stronger sentence of a two-sentence window is the excerpt
-        parts = [p for p in fx._SENTENCE_SPLIT.split(segment) if p.strip()] or [segment]
+        parts = [p for p in windows._SENTENCE_SPLIT.split(segment) if p.strip()] or [segment]
         excerpt = max(parts, key=lambda p: logit(p, decoded))
         shown = " ".join(excerpt.split())
         return Score(_sigmoid(logit(segment, decoded)),

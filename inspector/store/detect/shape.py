@@ -13,7 +13,8 @@ import re
 import weakref
 from typing import Iterable, Iterator
 
-from . import features as fx
+from . import windows
+from .respelling import override_respelling
 from . import gate_model
 from .decoders import DECODERS, _disguises, _may_decode, _rotated, _tag_smuggled
 from .rules import RULES, Rule
@@ -78,8 +79,8 @@ def _word_set(text: str) -> frozenset[str]:
 
 
 def _hinted(text: str) -> bool:
-    """Is a disguise likely (features.hints, remembered for the last string)?"""
-    return bool(fx.hints(text))
+    """Is a disguise likely (windows.hints, remembered for the last string)?"""
+    return bool(windows.hints(text))
 
 
 def _candidates(text: str, words: set[str]) -> list[int]:
@@ -235,7 +236,7 @@ def _may_trust(text: str, model: gate_model.GateModel) -> bool:
     found = _word_set(plain)
     if _hinted(plain) and _may_decode(plain, found) and _decodes(plain, found):
         return True             # an encoding, or look-alike letters (as rule_match decodes)
-    if cues.respell and any(map(fx.override_respelling, found)):
+    if cues.respell and any(map(override_respelling, found)):
         return True
     lower = plain.lower()
     if cues.words.isdisjoint(found) and not any(mark in lower for mark, _ in cues.marks):
@@ -318,7 +319,7 @@ def rule_match(text: str) -> tuple[Finding, str] | None:
     if found:
         return found, "obfuscation:decoded"
     # The decoders only where a disguise is likely: one of their own cues met and a new
-    # text possible (decoders._may_decode, the cheaper test) and features._hints (stricter
+    # text possible (decoders._may_decode, the cheaper test) and windows._hints (stricter
     # C-speed tests than those cues, which most multi-sentence values meet).
     found = ((_decoded_rule(plain, words) if _may_decode(plain, words) else None)
              or _decoded_rule_of(_tag_smuggled(text), "tags"))
@@ -326,9 +327,9 @@ def rule_match(text: str) -> tuple[Finding, str] | None:
 
 
 def _respelled(text: str, words: set[str]) -> str | None:
-    """The text with each misspelling of an override word (features.override_respelling)
+    """The text with each misspelling of an override word (respelling.override_respelling)
     written right, or None when it holds none."""
-    fixes = {word: right for word in words if (right := fx.override_respelling(word))}
+    fixes = {word: right for word in words if (right := override_respelling(word))}
     if not fixes:
         return None
     return _WORD.sub(lambda m: fixes.get(m.group(0).lower(), m.group(0)), text)
@@ -336,7 +337,7 @@ def _respelled(text: str, words: set[str]) -> str | None:
 
 def _decoded_rule(text: str, words: set[str]) -> Finding | None:
     """A rule hidden behind an encoding, a spelling trick or a letter rotation, when
-    features._hints finds a disguise likely (asked only where a decoder could yield a new
+    windows._hints finds a disguise likely (asked only where a decoder could yield a new
     text: rule_match asks decoders._may_decode first)."""
     if not _hinted(text):
         return None
