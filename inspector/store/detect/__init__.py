@@ -34,7 +34,8 @@ and orjson: no Textual, Rich or DuckDB.
 
 One idea per module: text (Finding, normalize, texts_of), vocabulary and checks
 (the pieces rules are built from), rules (the RULES table), shape (rule_shape, the
-matcher), decoders (the obfuscation decoders), features and gate_model (the trained
+matcher), decoders (the obfuscation decoders), windows (the segments of a text the model
+scores), respelling (override words in any spelling), features and gate_model (the trained
 model), secrets (secret, short codes included), personal_data (pii), and batch (secret and
 rule_shape asked of a whole feed at once, on every core).
 """
