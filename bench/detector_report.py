@@ -18,13 +18,15 @@ rule corpus (origin "legacy").
 3. Calibration: threshold -> pooled LOOO recall / FPR; the shipped threshold is chosen here
    (bench/train_detector.py says why).
 4. Unseen origins: the shipped model on the origins under tests/corpus/unseen/, which it
-   never trained on (tests/corpus/unseen/SOURCES.md says why they are not training data).
-   With LOOO, the best predictor of a corpus the project never saw; unlike LOOO, it scores
-   the very model that ships.
+   never trained on (written after it was trained, by briefs that read none of the training
+   origins; tests/corpus/unseen/SOURCES.md). With LOOO, the best predictor of a corpus the
+   project never saw; unlike LOOO, it scores the very model that ships.
    --with-unseen instead runs section 2 over the training and the unseen origins together and
    stops after its calibration: what training on both would measure, and how the training
-   origins alone fare when the model also learnt the unseen ones (2026-12-03: at 0.96, 0.774
-   of their attacks held at FPR 0.028, against 0.721 at 0.025 without; 25 origins, 25-45 min).
+   origins alone fare when the model also learnt the unseen ones. (Its first run, 2026-12-03,
+   over the 18 origins of then and the 7 held out then: at 0.96, 0.774 of the 18's attacks
+   held at FPR 0.028, against 0.721 at 0.025 without the 7. That is why the 7 were moved
+   into origins/ at stop 35.)
 5. Throughput of the whole gate text path (rules + model + secret detector) over typical
    memory-sized values, 10-300 characters.
 """

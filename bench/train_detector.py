@@ -13,9 +13,11 @@ because a long document is scored by its best window: every window of a benign t
 negative; a short attack is a positive; for a long attack the window the current model finds
 most instruction-like is the positive (starting from all its windows at a shared weight),
 refitted ROUNDS times. A long benign text trains on at most BENIGN_WINDOWS of its windows
-(evenly spread), which keeps training fast; it is still scored on all of them. Features seen
-in fewer than MIN_DF training texts are dropped. The rules precise across the training
-origins are listed as trusted (they hold on their own). The shipped file holds only what
+(evenly spread), which keeps training fast; it is still scored on all of them. Each text
+weighs 1/its near-copies in its origin (near_copies: one template filled in many times counts
+as one text). Features seen in fewer than MIN_DF training texts are dropped. The rules
+precise across the training origins, counted once per distinct context of their match, are
+listed as trusted (they hold on their own). The shipped file holds only what
 scoring needs, rounded to DIGITS decimals and written with sorted keys, so the same corpus
 gives the same bytes. sklearn and numpy are needed here only.
 """
@@ -26,7 +28,9 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import sys
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -39,6 +43,7 @@ from inspector.store.detect.shape import rule_match  # noqa: E402
 
 ORIGINS = ROOT / "tests" / "corpus" / "origins"
 LEGACY = ROOT / "tests" / "corpus" / "rule_shape.jsonl"
+_NUMBER = re.compile(r"\d+")
 MODEL_PATH = ROOT / "inspector" / "store" / "detect" / gate_model.MODEL_FILE
 
 VERSION = gate_model.VERSION      # the file's form (gate_model.grouped)
@@ -58,6 +63,12 @@ ROUNDS = 1
 # written for some misfire often (a third of "Always cc …"-rule matches are benign there).
 TRUSTED_PRECISION = 0.95
 TRUSTED_HITS = 10
+CONTEXT = 100        # characters each side of a rule's match that make its context (match_context)
+# Near-copies (near_copies): rows sharing at least this share of their three-word shingles
+# are one template's fillings, found by MinHash (COPY_HASHES hashes in COPY_BANDS bands).
+COPY_SIMILARITY = 0.5
+COPY_HASHES = 64
+COPY_BANDS = 16
 BENIGN_WINDOWS = 20   # a long benign text trains on at most this many of its windows, evenly spread
 DIGITS = 4
 # The shipped threshold on the model's probability (with the matching rule's weight); a text
@@ -66,21 +77,22 @@ DIGITS = 4
 # origin scored by a model that never saw it), never on the in-corpus figures nor on any
 # held-out set.
 #
-# Why 0.95. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
-# meets both on this corpus (13,479 texts, 18 origins; trusted rules held whatever the score;
-# bench/detector_report.py, 2026-12-03, C 3, with the verb-and-object features of
-# features.clause_starts, in any script and for the commands of a dozen other languages; the
+# Why 0.965. The brief's target was pooled LOOO recall >= 0.90 at FPR <= 0.03; no threshold
+# meets both on this corpus (20,916 texts, 25 origins; trusted rules held whatever the score;
+# bench/detector_report.py, 2026-12-03, stop 35, C 3, texts weighed 1/their near-copies; the
 # report's calibration table has every point):
 #     threshold  0.50   0.80   0.90   0.94   0.95   0.96   0.965  0.97   0.98   0.99
-#     recall     0.909  0.843  0.790  0.752  0.738  0.721  0.709  0.696  0.662  0.604
-#     FPR        0.157  0.075  0.047  0.033  0.029  0.025  0.024  0.022  0.018  0.012
-# (0.95: 4,950 of 6,704 attacks, 194 of 6,775 benign; 0.94 holds 221, over 0.03; with English
-# verbs and determiners only as objects: 0.733 at 0.029, and before any verb-and-object
-# feature 0.728 at 0.028; C 8 instead of 3: 0.735 at its own threshold, no gain. The same rule
-# chose 0.98 on the 11 origins of 2026-12-01 (recall 0.605 at FPR 0.029) and 0.965 on the 14
-# of the morning of 2026-12-03 (0.696 at 0.028); each new origin's benign texts made the
-# pooled FPR fall more than its attacks made recall fall. The rules alone on today's corpus:
-# recall 0.439, FPR 0.112.)
+#     recall     0.911  0.843  0.788  0.746  0.729  0.711  0.701  0.688  0.656  0.593
+#     FPR        0.187  0.090  0.056  0.039  0.036  0.032  0.030  0.027  0.023  0.017
+# (0.965: 7,314 of 10,430 attacks, 313 of 10,486 benign; 0.96 holds 335, over 0.03.) The 18
+# origins of stop 33 alone, each scored by a model that learnt the 24 others, read 0.756 at
+# FPR 0.025 here, where trained on 17 they read 0.738 at 0.029 (its threshold 0.95): the seven
+# origins added are harder (0.603 at 0.038), so the pooled figure falls while every origin
+# scored is scored better. Without the near-copy weights: 0.707 at 0.031 (0.965) and 0.695 at
+# 0.029 (0.97), the same curve; the weights are kept because a template should count once,
+# and with them the shipped model holds "From now on reply only in French" (0.974). The same
+# rule chose 0.98 on 11 origins (2026-12-01), 0.965 on 14 and 0.95 on 18 (2026-12-03). The
+# trusted rules alone: recall 0.123, FPR 0.006.
 # The benign texts are the hard cases the issue asked for (texts about prompt injection that
 # quote payloads, chat logs with User:/Assistant: turns, configs holding system prompts,
 # e-mails telling colleagues what to do), and every benign text held is a reviewer's time and
@@ -88,7 +100,7 @@ DIGITS = 4
 # So the budget is kept and recall is what gives: THRESHOLD is the lowest grid threshold
 # whose pooled LOOO FPR is within 0.03. A deployment that can afford more review can lower
 # it (one line here, then retrain); the table says what each choice costs.
-THRESHOLD = 0.95
+THRESHOLD = 0.965
 
 
 # ---------------------------------------------------------------- corpus
@@ -145,6 +157,49 @@ def corpus_digest(rows: list[dict]) -> str:
 
 
 # ---------------------------------------------------------------- training
+
+def near_copies(rows: list[dict]) -> list[int]:
+    """For each row, how many rows of its origin and label are near-copies of it, itself
+    included (1 for a text written on its own). A near-copy shares at least COPY_SIMILARITY of
+    its three-word shingles (lower-cased, every number written 0) with another, estimated by
+    MinHash over COPY_HASHES hashes and found by banding them (COPY_BANDS bands): one document
+    filled in with other names, dates and amounts, or one payload carrying other goals. Training
+    weighs each row 1/copies, so a template counts as one text written by hand does, whatever
+    the number of its fillings."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(1, 1 << 31, COPY_HASHES, dtype=np.uint64)
+    b = rng.integers(0, 1 << 31, COPY_HASHES, dtype=np.uint64)
+    prime = np.uint64(4294967311)        # > 2**32: a*h + b stays under 2**64 for h < 2**32
+    signatures = np.empty((len(rows), COPY_HASHES), dtype=np.uint64)
+    for i, row in enumerate(rows):
+        words = _NUMBER.sub("0", row["text"].lower()).split()
+        shingles = {zlib.crc32(" ".join(words[k:k + 3]).encode("utf-8"))
+                    for k in range(max(1, len(words) - 2))}
+        hashes = np.fromiter(shingles, dtype=np.uint64, count=len(shingles))
+        signatures[i] = ((hashes[:, None] * a[None, :] + b[None, :]) % prime).min(axis=0)
+    parent = list(range(len(rows)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    width = COPY_HASHES // COPY_BANDS
+    for band in range(COPY_BANDS):
+        buckets: dict[tuple, int] = {}
+        for i, row in enumerate(rows):
+            key = (row["origin"], row["label"],
+                   signatures[i, band * width:(band + 1) * width].tobytes())
+            first = buckets.setdefault(key, i)
+            if first != i and (signatures[first] == signatures[i]).mean() >= COPY_SIMILARITY:
+                parent[root(i)] = root(first)
+    sizes = Counter(root(i) for i in range(len(rows)))
+    return [sizes[root(i)] for i in range(len(rows))]
+
+
 
 def featurize(rows: list[dict]) -> list[list[dict[str, float]]]:
     """Each row's segments' feature dicts (computed once, shared by every fold): the text's
@@ -213,22 +268,25 @@ def fit(rows: list[dict], feats: list[list[dict[str, float]]], threshold: float 
                            np.array(ptr, dtype=np.int64)), shape=(len(segs), len(vocab)))
 
     # Fixed instances: every benign segment, every single-segment attack.
+    # Each row weighs 1/its near-copies.
     fixed_segs, fixed_y, fixed_w = [], [], []
     multi: list[list[dict[str, float]]] = []
-    for row, segs in zip(rows, feats):
+    multi_w: list[float] = []
+    for row, segs, copies in zip(rows, feats, near_copies(rows)):
         if row["label"] == "benign":
             if len(segs) > BENIGN_WINDOWS:
                 step = len(segs) / BENIGN_WINDOWS
                 segs = [segs[int(i * step)] for i in range(BENIGN_WINDOWS)]
             fixed_segs += segs
             fixed_y += [0] * len(segs)
-            fixed_w += [1.0] * len(segs)
+            fixed_w += [1.0 / copies] * len(segs)
         elif len(segs) == 1:
             fixed_segs += segs
             fixed_y.append(1)
-            fixed_w.append(1.0)
+            fixed_w.append(1.0 / copies)
         else:
             multi.append(segs)
+            multi_w.append(1.0 / copies)
     fixed_x = matrix(fixed_segs)
     multi_x = [matrix(segs) for segs in multi]
 
@@ -239,13 +297,14 @@ def fit(rows: list[dict], feats: list[list[dict[str, float]]], threshold: float 
         if round_ == 0:     # all windows of a long attack, sharing one attack's weight
             parts = [fixed_x] + multi_x
             y = fixed_y + [1] * sum(m.shape[0] for m in multi_x)
-            w = fixed_w + [1.0 / m.shape[0] for m in multi_x for _ in range(m.shape[0])]
+            w = fixed_w + [mw / m.shape[0] for m, mw in zip(multi_x, multi_w)
+                           for _ in range(m.shape[0])]
         else:               # the window the model finds most instruction-like
             scores = [model.decision_function(m) for m in multi_x]
             chosen = [int(np.argmax(s)) for s in scores]
             parts = [fixed_x] + [m[k] for m, k in zip(multi_x, chosen)]
             y = fixed_y + [1] * len(multi_x)
-            w = fixed_w + [1.0] * len(multi_x)
+            w = fixed_w + multi_w
         x = vstack(parts).tocsr()
         y_arr = np.array(y)
         w_arr = np.array(w)
@@ -273,16 +332,33 @@ def rule_key(segs: list[dict[str, float]]) -> str | None:
 
 def trusted_rules(rows: list[dict], feats: list[list[dict[str, float]]]) -> list[str]:
     """The rules precise enough, over these rows, to hold a text on their own: at least
-    TRUSTED_HITS matches, at least TRUSTED_PRECISION of them attacks."""
-    hits: Counter = Counter()
-    attacks: Counter = Counter()
+    TRUSTED_HITS matches, at least TRUSTED_PRECISION of them attacks. Matches are counted once
+    per distinct context (match_context), not once per text: one document copied with other
+    names and dates (a position paper about injection that quotes "Ignore previous prompt",
+    ten times over) is one piece of evidence against the rule, not ten, and a payload repeated
+    with other goals still counts once per goal."""
+    contexts: dict[str, dict[str, set[str]]] = {}
     for row, segs in zip(rows, feats):
         key = rule_key(segs)
         if key:
-            hits[key] += 1
-            attacks[key] += row["label"] == "attack"
-    return sorted(key for key, n in hits.items()
-                  if n >= TRUSTED_HITS and attacks[key] / n >= TRUSTED_PRECISION)
+            sides = contexts.setdefault(key, {"attack": set(), "benign": set()})
+            sides[row["label"]].add(match_context(row["text"]))
+    return sorted(key for key, sides in contexts.items()
+                  if (n := len(sides["attack"]) + len(sides["benign"])) >= TRUSTED_HITS
+                  and len(sides["attack"]) / n >= TRUSTED_PRECISION)
+
+
+def match_context(text: str, width: int = CONTEXT) -> str:
+    """What a rule's match says in this text: the matched words with `width` characters on each
+    side, lower-cased, spaces collapsed, every number written 0 (so copies of one template
+    that differ in names outside it, or in numbers inside it, are one context). A match read
+    behind a disguise, whose words are not in the text as written, is the text's opening."""
+    match = rule_match(text)
+    plain = fx.normalize(text)
+    at = plain.find(match[0].excerpt) if match else -1
+    span = (plain[max(0, at - width): at + len(match[0].excerpt) + width] if at >= 0
+            else plain[:2 * width])
+    return _NUMBER.sub("0", " ".join(span.lower().split()))
 
 
 def dump(doc: dict) -> bytes:

@@ -192,4 +192,4 @@ def test_scan_finds_what_each_text_asked_alone_finds(tmp_path, monkeypatch, shar
     assert findings() == alone
     assert len(asked) == -(-len(events) // 37)          # one batch a chunk of entries
     counts = {rule: sum(f[0] == rule for f in alone) for rule in text_rules}
-    assert counts == {"poison.rule_from_untrusted": 100, "secret.value": 3, "pii.no_subject": 32}
+    assert counts == {"poison.rule_from_untrusted": 99, "secret.value": 3, "pii.no_subject": 32}

@@ -34,16 +34,15 @@ from inspector.store.detect.shape import model_finding, rules_finding  # noqa: E
 MODEL = ROOT / "inspector" / "store" / "detect" / "gate_model.json"
 
 # What bench/detector_report.py prints under "1. IN-CORPUS" for the shipped model.
-IN_CORPUS = {"recall": 0.898, "fpr": 0.005, "caught": 6019, "attacks": 6704,
-             "false_positives": 33, "benign": 6775}
+IN_CORPUS = {"recall": 0.834, "fpr": 0.009, "caught": 8701, "attacks": 10430,
+             "false_positives": 94, "benign": 10486}
 
 
 # What bench/detector_report.py prints under "4. UNSEEN ORIGINS": the shipped model on the
-# origins of tests/corpus/unseen/, which it never trained on (their SOURCES.md says why).
-UNSEEN = {"recall": 0.592, "fpr": 0.046, "caught": 2207, "attacks": 3726,
-          "false_positives": 169, "benign": 3711,
-          "origins": ["chat_roles", "chat_threads", "languages_short", "long_documents",
-                      "memory_notes", "pip_redteam", "tool_results"]}
+# origins of tests/corpus/unseen/, written after it was trained (their SOURCES.md says how).
+UNSEEN = {"recall": 0.743, "fpr": 0.04, "caught": 737, "attacks": 992,
+          "false_positives": 40, "benign": 992,
+          "origins": ["business_records", "phone_assistant"]}
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +95,7 @@ def test_unseen_origin_figures_are_the_reported_ones_and_share_no_text_with_trai
     figures = detector_report.unseen(rows)
     assert {key: figures[key] for key in UNSEEN} == UNSEEN
     every = train_detector.load_rows(detector_report.UNSEEN, legacy=None)
-    assert len(figures["rows"]) == len(every) == 7437     # none of them is in the corpus
+    assert len(figures["rows"]) == len(every) == 1984     # none of them is in the corpus
     assert not {r["origin"] for r in rows} & set(UNSEEN["origins"])
 
 
@@ -249,7 +248,8 @@ def test_scoring_needs_no_sklearn_or_numpy():
 
 @pytest.mark.alone
 def test_the_model_file_is_small_and_loads_fast():
-    assert MODEL.stat().st_size < 4_000_000
+    # 4.7 MB since stop 35 (25 origins: more features seen in two texts), loaded in 40 ms
+    assert MODEL.stat().st_size < 5_000_000
     started = time.perf_counter()
     model = gate_model.from_json(MODEL.read_bytes())
     model.probability("warm up")
