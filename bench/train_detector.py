@@ -43,8 +43,8 @@ from inspector.store.detect.shape import rule_match  # noqa: E402
 
 ORIGINS = ROOT / "tests" / "corpus" / "origins"
 LEGACY = ROOT / "tests" / "corpus" / "rule_shape.jsonl"
-_NUMBER = re.compile(r"\d+")
 MODEL_PATH = ROOT / "inspector" / "store" / "detect" / gate_model.MODEL_FILE
+_NUMBER = re.compile(r"\d+")
 
 VERSION = gate_model.VERSION      # the file's form (gate_model.grouped)
 # Inverse regularization strength. Measured leave-one-origin-out (recall at pooled FPR 0.03,
@@ -198,7 +198,6 @@ def near_copies(rows: list[dict]) -> list[int]:
                 parent[root(i)] = root(first)
     sizes = Counter(root(i) for i in range(len(rows)))
     return [sizes[root(i)] for i in range(len(rows))]
-
 
 
 def featurize(rows: list[dict]) -> list[list[dict[str, float]]]:
