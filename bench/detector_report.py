@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 import train_detector as td  # noqa: E402
+from looo import looo_probabilities  # noqa: E402
 from inspector.store.detect import batch, gate_model, rule_shape, secret  # noqa: E402
 from inspector.store.detect.shape import rule_match, rules_finding  # noqa: E402
 
@@ -96,52 +97,6 @@ def in_corpus(rows: list[dict], model: gate_model.GateModel | None = None) -> di
             "caught": total["caught"], "attacks": total["attacks"],
             "false_positives": total["false_positives"], "benign": total["benign"],
             "by_category": counts(rows, flagged, lambda r: f"{r['label']}:{r['category']}")}
-
-
-_FOLD: dict = {}       # what the fold processes read (inherited through fork, never pickled)
-
-
-def _fold(origin: str) -> tuple[str, list[tuple[int, float, bool]], str]:
-    rows, rules, feats = _FOLD["rows"], _FOLD["rules"], _FOLD["feats"]
-    train = [i for i, r in enumerate(rows) if r["origin"] != origin]
-    test = [i for i, r in enumerate(rows) if r["origin"] == origin]
-    started = time.perf_counter()
-    doc = td.fit([rows[i] for i in train], [feats[i] for i in train])
-    model = gate_model.GateModel(doc)
-    scored = [(i, model.probability(rows[i]["text"], rules[i]), rules[i] in model.trusted_rules)
-              for i in test]
-    line = (f"  fold {origin:<28} trained on {len(train):>5}, scored {len(test):>5} "
-            f"({time.perf_counter() - started:.1f} s); trusts {', '.join(doc['trusted_rules'])}")
-    return origin, scored, line
-
-
-def looo_probabilities(rows: list[dict], rules: list[str | None], feats=None,
-                       log=print) -> tuple[list[float], list[bool]]:
-    """Each row's probability under a model trained without its origin, and whether that
-    model trusts the rule that matched it. The folds are independent: they run in one
-    process per core (fork; in this process when it runs other threads), each fit
-    single-threaded, and give the same figures as one process would."""
-    feats = feats if feats is not None else td.featurize(rows)
-    _FOLD.update(rows=rows, rules=rules, feats=feats)
-    origins = sorted({r["origin"] for r in rows})
-    workers = min(len(origins), os.cpu_count() or 1)
-    try:
-        fork = td.fork_context()
-        if workers > 1 and fork is not None:
-            with fork.Pool(workers) as pool:
-                folds = pool.map(_fold, origins, chunksize=1)
-        else:
-            folds = [_fold(origin) for origin in origins]
-    finally:
-        _FOLD.clear()
-    result = [0.0] * len(rows)
-    trusted = [False] * len(rows)
-    for _origin, scored, line in folds:
-        for i, p, tr in scored:
-            result[i] = p
-            trusted[i] = tr
-        log(line)
-    return result, trusted
 
 
 # ---------------------------------------------------------------- printing

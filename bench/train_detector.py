@@ -32,6 +32,7 @@ import re
 import sys
 import zlib
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -347,17 +348,21 @@ def trusted_rules(rows: list[dict], feats: list[list[dict[str, float]]]) -> list
                   and len(sides["attack"]) / n >= TRUSTED_PRECISION)
 
 
+@lru_cache(maxsize=None)
 def match_context(text: str, width: int = CONTEXT) -> str:
     """What a rule's match says in this text: the matched words with `width` characters on each
     side, lower-cased, spaces collapsed, every number written 0 (so copies of one template
-    that differ in names outside it, or in numbers inside it, are one context). A match read
-    behind a disguise, whose words are not in the text as written, is the text's opening."""
+    that differ in names outside it, or in numbers inside it, are one context). The excerpt is
+    looked for as the rules write it (spaces collapsed, a long one cut at "…"); a match read
+    behind a disguise, whose words are not in the text as written, takes the text's opening.
+    Cached: trusted_rules asks it of the same texts in every leave-one-origin-out fold."""
     match = rule_match(text)
-    plain = fx.normalize(text)
-    at = plain.find(match[0].excerpt) if match else -1
-    span = (plain[max(0, at - width): at + len(match[0].excerpt) + width] if at >= 0
+    plain = " ".join(fx.normalize(text).split())
+    needle = match[0].excerpt.removesuffix("…") if match else ""
+    at = plain.find(needle) if match else -1
+    span = (plain[max(0, at - width): at + len(needle) + width] if at >= 0
             else plain[:2 * width])
-    return _NUMBER.sub("0", " ".join(span.lower().split()))
+    return _NUMBER.sub("0", span.lower())
 
 
 def dump(doc: dict) -> bytes:
