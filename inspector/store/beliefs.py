@@ -137,8 +137,10 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
 # keys at a time, in key order, each range's rows numbered after the last. The 5M-event bench
 # store (500,569 judged entries): the whole table built in one piece peaked at 748 MB, in
 # ranges of 100,000 at 559 MB; `beliefs --json` reading one range at a time (in_ranges with
-# keep=False), 462 MB.
-PART_ENTRIES = 100_000
+# keep=False), 462 MB. With DuckDB 2.0 that grew to 467-488 MB (`conflicts` 469-494 MB), on
+# the line of the 500 MB a warm command may take; ranges of 50,000 take 414-421 MB (419 MB)
+# for 7% more time (bench/bench_view.py 5m, 2026-12-04).
+PART_ENTRIES = 50_000
 
 
 def materialize_in_transaction(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
