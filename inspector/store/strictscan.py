@@ -19,7 +19,7 @@ inspector.store.strictscan FD START END`, handed the log's descriptor, so they r
 file), beside DuckDB's work: the cold load waits for them only at the end. At a million events
 this tool wrote, that is 2.1 s more than the 5.4 s the load takes without it (DuckDB 2.0; with
 1.3 it was 2.2 s more than 9.3 s). On two cores the scan and DuckDB share the same CPU, so
-the scan's cost is its CPU time (about 3.4 us a line), not hidden behind the reader.
+the scan's cost is its CPU time (about 3.4 µs a line), not hidden behind the reader.
 """
 
 from __future__ import annotations
