@@ -22,7 +22,7 @@ CYCLE_PRUNE_ROUNDS = 8
 # the 1M bench store (with _judged first) 125,000 peaked at 495-515 MB in 12.9 s, 50,000
 # at 432-437 MB in 14.4 s, 25,000 at 436-448 MB in 14.7 s. With DuckDB 2.0, at 5M events,
 # 50,000 took 497-557 MB in 25.8 s, over the 500 MB of a warm command; 20,000 (with
-# beliefs.PART_ENTRIES 50,000) takes 448-474 MB in 28.8 s, 30,000 477-481 MB in 27.6 s.
+# belief ranges of 50,000) takes 448-474 MB in 28.8 s, 30,000 477-481 MB in 27.6 s.
 TEXT_CHUNK = 20_000
 
 RULES = {
