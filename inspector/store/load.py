@@ -49,6 +49,11 @@ COLD_CHUNK_BYTES = 1 << 30
 # (compact_memory) before the next range: at 5M events that halves the peak.
 COLD_COMPACT_BYTES = 1 << 30
 
+# A long-lived reader (the TUI) compresses the tables it built (its belief view, its screens'
+# rows) when DuckDB holds more than this: at 5M events the TUI's tables take 394 MB as built
+# and 72 MB compressed, for two checkpoints of about 0.6 s each.
+COMPACT_BYTES = 256 << 20
+
 
 def cold_chunk_bytes() -> int:
     try:
@@ -340,6 +345,19 @@ class Store:
                 f"{self.paths.log}: ignored an incomplete last line or an unfinished batch "
                 f"({len(tail.torn)} bytes at offset {tail.end}); the next append moves it to "
                 f"torn/{tail.end}")
+
+    def compact(self) -> bool:
+        """Compress the tables in memory (an in-memory database's checkpoint) when DuckDB holds
+        more than COMPACT_BYTES; return whether it did. Best effort: a checkpoint cannot run
+        while another cursor is inside a transaction, and then nothing is done."""
+        with self.lock:
+            try:
+                if self.con.execute(sql("memory_in_use")).fetchone()[0] <= COMPACT_BYTES:
+                    return False
+                self.con.execute(sql("compact_memory"))
+                return True
+            except duckdb.Error:
+                return False
 
     def _drop_scratch(self) -> None:
         for name in SCRATCH:

@@ -122,8 +122,11 @@ class Session:
         with self.store.lock, self.reader() as cur:
             beliefs.materialize(cur, self.spec)
             beliefs.update_cites(cur)        # what the next live patch walks (only new versions)
+            self.store.compact()             # before the screens' rows: a lower peak
             self._built = (self.spec, self.store.generation, self.store.state.seq)
-            return self._rows_of_screens(cur)
+            count = self._rows_of_screens(cur)
+            self.store.compact()
+            return count
 
     def take_appended(self) -> int:
         """After lines were appended and loaded: bring the view up to now by judging again only

@@ -567,6 +567,61 @@ def test_a_patch_judges_again_what_rests_on_a_changed_entry(tmp_path):
     s.close()
 
 
+def test_compacted_tui_tables_patch_and_answer_as_built(tmp_path, monkeypatch):
+    """With compaction at every build (COMPACT_BYTES 0), the TUI's tables after a rebuild and a
+    live patch on the compressed tables equal a fresh session's built without compaction."""
+    from inspector.store import load
+    from inspector.tui.session import Session
+    root = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("A", entity="a", attribute="k", value="x")),
+        ("2025-01-01T00:00:00Z", "write", entry("B", entity="a", attribute="k", value="y")),
+        ("2025-01-01T00:00:00Z", "write", entry("C", entity="c", attribute="k")),
+        ("2025-01-01T00:00:00Z", "write", entry("H", entity="h", attribute="k", status="held"))])
+    did = []
+    real = Store.compact
+    monkeypatch.setattr(Store, "compact", lambda self: did.append(real(self)) or did[-1])
+    monkeypatch.setattr(load, "COMPACT_BYTES", 0)
+    session = Session(root)
+    session.open()
+    session.rebuild_view()
+    assert did == [True, True]
+    with LogWriter(session.store.paths) as writer:
+        writer.append([
+            event_draft("write", "D", "agent:9", after=entry("D", entity="b", attribute="k")),
+            event_draft("quarantine", "A", "operator:o",
+                        after={**entry("A", entity="a", attribute="k", value="x"),
+                               "status": "quarantined"})])
+    session.store.refresh()
+    session.take_appended()
+    patched = tui_tables(session.store.con)
+    assert [m for (m,) in session.store.con.execute(
+        "SELECT memory_id FROM beliefs ORDER BY pos").fetchall()] == ["B", "D", "C"]
+    session.store.close()
+    monkeypatch.setattr(load, "COMPACT_BYTES", 1 << 60)
+    fresh = Session(root)
+    fresh.open()
+    fresh.rebuild_view()
+    assert did == [True, True, False, False]
+    assert tui_tables(fresh.store.con) == patched
+    fresh.store.close()
+
+
+def test_compaction_gives_way_to_another_cursor_inside_a_write(store, monkeypatch):
+    """A checkpoint cannot run while another cursor has uncommitted changes: compact() then
+    does nothing and says so, and runs once that cursor is done."""
+    from inspector.store import load
+    monkeypatch.setattr(load, "COMPACT_BYTES", 0)
+    s = Store(store, warn=False)
+    other = s.cursor()
+    other.execute("BEGIN")
+    other.execute("CREATE TABLE pending (x INTEGER)")
+    assert s.compact() is False
+    other.execute("ROLLBACK")
+    assert s.compact() is True
+    assert s.con.execute("SELECT count(*) FROM versions").fetchone()[0] == s.state.seq
+    s.close()
+
+
 def test_a_search_for_residue_sees_into_the_view(tmp_path):
     canary = "canary-7f3a-ünï"
     root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
