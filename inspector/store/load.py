@@ -22,7 +22,7 @@ from .batches import whole_tail
 from .chain import GENESIS, line_bytes, seal_after
 from .errors import LogProblem
 from .logfile import (StorePaths, Tail, chunk_bounds, copy_range, count_lines, decode_lines,
-                      feed_pipe, last_line, read_lines, read_tail, store_paths, warn_once)
+                      feed_pipe, last_line, read_lines, store_paths, warn_once)
 from .contract import extras_problem, value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
