@@ -622,6 +622,52 @@ def test_compaction_gives_way_to_another_cursor_inside_a_write(store, monkeypatc
     s.close()
 
 
+def test_readers_never_fail_while_rebuilds_compact(tmp_path, monkeypatch):
+    """Three threads read the TUI's tables through their own cursors while the view is rebuilt
+    and compacted again and again (each checkpoint either runs or gives way): no read fails,
+    and every read sees the whole table."""
+    import threading
+    import time
+    from inspector.store import load
+    from inspector.tui.session import Session
+    monkeypatch.setattr(load, "COMPACT_BYTES", 0)
+    root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
+                                         entry(f"M{i}", entity=f"e{i % 40}", attribute=f"a{i % 7}"))
+                                        for i in range(300)])
+    session = Session(root)
+    session.open()
+    session.rebuild_view()
+    expected = session.store.con.execute("SELECT count(*) FROM tui_all").fetchone()[0]
+    assert expected > 0
+    errors: list[str] = []
+    counts: set[int] = set()
+    stop = threading.Event()
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                with session.reader() as cur:
+                    counts.add(cur.execute("SELECT count(*) FROM tui_all").fetchone()[0])
+                    cur.execute("SELECT * FROM beliefs ORDER BY pos LIMIT 20 OFFSET 10").fetchall()
+            except Exception as exc:       # noqa: BLE001 (any failure is the finding)
+                errors.append(repr(exc))
+
+    readers = [threading.Thread(target=read) for _ in range(3)]
+    for thread in readers:
+        thread.start()
+    try:
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            session.rebuild_view()
+    finally:
+        stop.set()
+        for thread in readers:
+            thread.join()
+    assert errors == []
+    assert counts == {expected}
+    session.store.close()
+
+
 def test_a_search_for_residue_sees_into_the_view(tmp_path):
     canary = "canary-7f3a-ünï"
     root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
