@@ -348,8 +348,9 @@ class Store:
 
     def compact(self) -> bool:
         """Compress the tables in memory (an in-memory database's checkpoint) when DuckDB holds
-        more than COMPACT_BYTES; return whether it did. Best effort: a checkpoint cannot run
-        while another cursor is inside a transaction, and then nothing is done."""
+        more than COMPACT_BYTES; return whether it did. Best effort: a checkpoint refuses to run
+        beside another cursor's uncommitted write, and may beside a read in progress (with
+        readers busy nonstop, about half ran); then nothing is done."""
         with self.lock:
             try:
                 if self.con.execute(sql("memory_in_use")).fetchone()[0] <= COMPACT_BYTES:
