@@ -30,7 +30,8 @@ SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()
 
 -- name: compact_memory
 -- An in-memory database's checkpoint compresses its tables (and drops deleted rows): a cold
--- load in ranges runs it when what it has loaded grows large.
+-- load in ranges runs it when what it has loaded grows large, the TUI after building its
+-- tables (Store._compact_over).
 CHECKPOINT
 
 -- name: raw_first_line

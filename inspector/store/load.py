@@ -208,8 +208,7 @@ class Store:
         st = os.stat(self.paths.log)
         self.state.inode, self.state.dev = st.st_ino, st.st_dev
         for start, end in bounds:
-            if self.con.execute(sql("memory_in_use")).fetchone()[0] > COLD_COMPACT_BYTES:
-                self.con.execute(sql("compact_memory"))
+            self._compact_over(COLD_COMPACT_BYTES)
             try:
                 self._take_range(start, end, exact=exact_from is not None and end > exact_from,
                                  torn=tail.torn if len(bounds) == 1 else None)
@@ -347,13 +346,18 @@ class Store:
                 f"torn/{tail.end}")
 
     def compact(self) -> bool:
-        """Compress the tables in memory (an in-memory database's checkpoint) when DuckDB holds
-        more than COMPACT_BYTES; return whether it did. Best effort: a checkpoint refuses to run
-        beside another cursor's uncommitted write, and may beside a read in progress (with
-        readers busy nonstop, about half ran); then nothing is done."""
+        """Compress the tables in memory once DuckDB holds more than COMPACT_BYTES (a long-lived
+        reader, after building its tables); return whether it did."""
+        return self._compact_over(COMPACT_BYTES)
+
+    def _compact_over(self, limit: int) -> bool:
+        """An in-memory database's checkpoint (it compresses the tables and drops deleted rows)
+        when DuckDB holds more than `limit` bytes; return whether it ran. Best effort: a
+        checkpoint refuses to run beside another cursor's uncommitted write, and may beside a
+        read in progress (with readers busy nonstop, about half ran); then nothing is done."""
         with self.lock:
             try:
-                if self.con.execute(sql("memory_in_use")).fetchone()[0] <= COMPACT_BYTES:
+                if self.con.execute(sql("memory_in_use")).fetchone()[0] <= limit:
                     return False
                 self.con.execute(sql("compact_memory"))
                 return True
