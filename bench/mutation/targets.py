@@ -42,9 +42,9 @@ PYTHON = [
             "tests/crash/test_crash.py::test_a_failed_erasure_leaves_no_temp_file",
             "tests/crash/test_crash.py::test_an_erasure_whose_last_fsync_fails_stands",
             "tests/cli/test_report.py::test_erasure_deletes_the_reports_that_mention_its_subject")),
-    Target("load", ("inspector/store/load.py",),
+    Target("load", ("inspector/store/load.py", "inspector/store/coldload.py"),
            ("tests/unit/test_mut_load.py", "tests/unit/test_log.py", "tests/unit/test_queries.py",
-            "tests/unit/test_hostile_entries.py")),
+            "tests/unit/test_hostile_entries.py", "tests/unit/test_strict_scan.py")),
 ]
 
 BELIEF_MACROS = frozenset({"macro_visible", "macro_state_at", "macro_support_at", "macro_judged_at",
@@ -231,9 +231,9 @@ EQUIVALENT_PY = [
                  "events vouch, and a redacted line is not intact"),
     EquivalentPy("inspector.store.actions.x__selected", '"SOURCE": request.source',
                  "DuckDB matches named parameters without regard to case ($source is $SOURCE)"),
-    EquivalentPy("inspector.store.load.xǁStoreǁ_read_fast", '"XXnXX": counted[0]',
-                 "a missing parameter is a duckdb.Error, on which _load_cold reads the log line by "
-                 "line: the fast path with a torn tail only costs time"),
+    EquivalentPy("inspector.store.coldload.x__read_fast", '"XXnXX": lines',
+                 "a missing parameter is a duckdb.Error, on which _take_range reads the range line "
+                 "by line: the fast path with a torn tail only costs time"),
     EquivalentPy("inspector.store.load.xǁStoreǁ_take_tail", "tail.end >= self.state.offset",
                  "with no new complete line, staging the empty list of lines adds nothing"),
     EquivalentPy("inspector.store.erasure.x__event", '.decode("UTF-8"', CODEC),

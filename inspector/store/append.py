@@ -16,8 +16,7 @@ from .chain import GENESIS, line_bytes, new_salt, seal_after
 from .errors import BadInput, WriteFailed
 from .batches import whole_tail
 from .logfile import LOG_NAME, StorePaths, last_line
-from .files import (DIR_MODE, FILE_MODE, failure, fsync_dir, make_dir, replace_file, write_all,
-                    write_file, _hook)
+from .files import FILE_MODE, failure, make_dir, write_all, write_file, _hook
 from .model import now_text
 from .recovery import settle_certificates
 

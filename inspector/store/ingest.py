@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import jsonsafe
 from . import gate, macros, policy
-from .append import LogWriter, event_draft
+from .append import LogWriter
 from .audit import parse_line
 from .errors import BadInput
 from .load import Store

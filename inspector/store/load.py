@@ -1,8 +1,9 @@
 """Loading a store's log into DuckDB: events -> versions -> current entries (DESIGN §2, §7).
 
-The whole log is read in one parallel `read_json` (the fast path). When that read shows any
-problem, the log is read again line by line so that the error names the exact line and seq.
-Lines appended later are taken by `Store.refresh()` through the same line-by-line path, and
+A store opens on its persistent view when view.py proves it current; else the whole log is
+read (coldload.py: a parallel `read_json` a range at a time, line by line where it shows a
+problem, so that the error names the exact line and seq), and becomes the new view. Lines
+appended later are taken by `Store.refresh()` through the same line-by-line path, and
 `Store.what_if()` runs events that are not written yet through it inside a transaction that
 is rolled back: the store as it would be, for plans and for the write gate.
 """
@@ -21,12 +22,12 @@ from . import jsonsafe
 from .batches import whole_tail
 from .chain import GENESIS, line_bytes, seal_after
 from .errors import LogProblem
-from .logfile import (StorePaths, Tail, chunk_bounds, copy_range, count_lines, decode_lines,
-                      feed_pipe, last_line, read_lines, store_paths, warn_once)
-from .contract import extras_problem, value_problem
+from .logfile import StorePaths, Tail, decode_lines, last_line, read_lines, store_paths, warn_once
+from .contract import value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
-from . import connection, strictscan, view
+from . import coldload, connection, view
+from .strictscan import judge_line
 from .connection import EMPTY_BASE
 
 TAKE = ("versions_insert", "known_ids_insert", "entries_touch", "entries_forget",
@@ -37,33 +38,10 @@ CLEAR = ("clear_versions", "clear_entries", "clear_edges", "clear_known_ids", "c
          "clear_cites", "clear_cites_seq")
 
 
-# A cold load reads the log in ranges of about this many bytes (DESIGN §2.5: memory), so that
-# its peak is what is loaded plus one range's scratch (raw rows, parsed states), not the whole
-# log parsed at once. Measured at 5M events (6.1 GB log, bench/bench_view.py): 1 GiB ranges
-# peak at 3.1 GB in 53 s (1.5 GiB: 3.4 GB; one piece: 9.7 GB in 44 s); smaller ranges cost
-# time (256 MiB ranges through a pipe doubled the 1M load). INSPECTOR_COLD_CHUNK_BYTES sets
-# another size.
-COLD_CHUNK_BYTES = 1 << 30
-
-# When the tables a cold load has built so far hold more than this, they are compressed
-# (compact_memory) before the next range: at 5M events that halves the peak.
-COLD_COMPACT_BYTES = 1 << 30
-
 # A long-lived reader (the TUI) compresses the tables it built (its belief view, its screens'
 # rows) when DuckDB holds more than this: at 5M events the TUI's tables take 394 MB as built
 # and 72 MB compressed, for two checkpoints of about 0.6 s each.
 COMPACT_BYTES = 256 << 20
-
-
-def cold_chunk_bytes() -> int:
-    try:
-        return max(1, int(os.environ.get("INSPECTOR_COLD_CHUNK_BYTES", COLD_CHUNK_BYTES)))
-    except ValueError:
-        return COLD_CHUNK_BYTES
-
-
-class _NeedExactRead(Exception):
-    """The fast read cannot vouch for the log: read it line by line to say what is wrong."""
 
 
 @dataclass
@@ -139,7 +117,7 @@ class Store:
             self.state.warnings.append(f"{self.paths.root}: read the whole log again: {found}")
         if self.on_whole_read is not None:
             self.on_whole_read(os.path.getsize(self.paths.log), found)
-        self._load_cold()
+        coldload.load_cold(self)
         if publish:
             self._publish()
 
@@ -169,141 +147,34 @@ class Store:
             return
         if not view.publish(self.con, self.paths, self._mark()):
             return
-        self._reset()
+        self.reset()
         self._load_all(publish=False)
-
-    def _load_cold(self) -> None:
-        """The whole log, a range of lines at a time (cold_chunk_bytes each): each range is
-        read fast, then taken like an appended tail, so memory holds what is loaded plus one
-        range's scratch, never the whole log's. A range the fast read cannot vouch for is read
-        again line by line, which names the line. Beside it, the strict scan (strictscan.py)
-        reads every line as audit does: a line DuckDB's reader took but the strict reading
-        refuses (a duplicated key) makes the load start again, exact from that line's range."""
-        tail = whole_tail(self.paths.log)
-        bom = tail.end > 0 and _starts_with_bom(self.paths.log)
-        bounds = chunk_bounds(self.paths.log, tail.end, cold_chunk_bytes())
-        scan = None if bom or not tail.end else strictscan.Scan(self.paths.log, 0, tail.end)
-        try:
-            try:
-                self._take_ranges(tail, bounds, exact_from=0 if bom else None)
-            except LogProblem:
-                # A line the strict scan refuses may lie before the one refused here.
-                refused = scan.result() if scan else None
-                if refused is None:
-                    raise
-            else:
-                refused = scan.result() if scan else None
-        except BaseException:
-            if scan is not None:
-                scan.stop()
-            raise
-        if refused is not None:
-            self._reset()
-            self._take_ranges(tail, bounds, exact_from=refused)
-        self._finish(tail)
-
-    def _take_ranges(self, tail: Tail, bounds: list[tuple[int, int]],
-                     exact_from: int | None) -> None:
-        """Load the ranges in order: fast, or exact from the range holding `exact_from`."""
-        st = os.stat(self.paths.log)
-        self.state.inode, self.state.dev = st.st_ino, st.st_dev
-        for start, end in bounds:
-            self._compact_over(COLD_COMPACT_BYTES)
-            try:
-                self._take_range(start, end, exact=exact_from is not None and end > exact_from,
-                                 torn=tail.torn if len(bounds) == 1 else None)
-            except LogProblem:
-                if end == tail.end:
-                    raise
-                # The refusal counts the bad lines of the whole rest of the log, as a load in
-                # one piece would: read the rest line by line (it is refused again).
-                self._drop_scratch()
-                self._take_range(start, tail.end, exact=True, torn=None)
-                break
-
-    def _take_range(self, start: int, end: int, exact: bool, torn: bytes | None) -> None:
-        """Load the complete lines between two offsets after what is loaded."""
-        extras: dict[int, str] = {}
-        try:
-            if exact:
-                raise _NeedExactRead()
-            self._read_fast(start, end, torn)
-        except (duckdb.Error, _NeedExactRead):
-            self._drop_scratch()
-            extras = self._stage_lines(decode_lines(read_lines(self.paths.log, start, end)),
-                                       self.state.seq + 1)
-        self._take_staged(extras)
-        self._finish(Tail(size=end, end=end, torn=b""))
-
-    def _read_fast(self, start: int, end: int, torn: bytes | None) -> None:
-        """DuckDB's parallel JSON reader over bytes start..end of the log: the file itself when
-        that is the whole log (`torn` is then what follows `end`), else an anonymous copy of
-        the range (logfile.copy_range), else a pipe fed from it (read by one thread)."""
-        fed: list[tuple[int, int]] = []          # (lines, bytes) DuckDB was given
-        copy = None if torn is not None else copy_range(self.paths.log, start, end)
-        pipe = None
-        if torn is not None:
-            source, counted = str(self.paths.log), end
-        elif copy is not None:
-            source, counted = f"/proc/self/fd/{copy[0]}", copy[1]
-        else:
-            pipe, write_end = os.pipe()
-            source = f"/proc/self/fd/{pipe}"
-            feeder = threading.Thread(target=feed_pipe, args=(
-                self.paths.log, start, end, write_end, fed))
-        if pipe is None:
-            feeder = threading.Thread(target=lambda: fed.append(
-                (count_lines(Path(source), counted), counted)))
-        feeder.start()
-        try:
-            self.con.execute(sql("read_log"), {"path": source})
-        finally:
-            if pipe is not None:
-                os.close(pipe)              # a read that stopped early ends the feed
-            feeder.join()
-            if copy is not None:
-                os.close(copy[0])           # the kernel frees the copy
-        (lines, sent), = fed
-        rows = self.con.execute(sql("raw_file_count")).fetchone()[0]
-        if sent != end - start or rows != lines + (1 if torn and torn.strip() else 0):
-            raise _NeedExactRead()
-        if rows > lines:                    # the torn line after `end`: not an event
-            self.con.execute(sql("raw_file_drop_torn"), {"n": lines})
-        first_line = self.state.seq + 1
-        self.con.execute(sql("raw_first_line"), {"first_line": first_line})
-        self.con.execute(sql("raw_view_file"))
-        if self._problems(first_line=first_line, prev_seq=self.state.seq,
-                          chained_before=self.state.chained):
-            raise _NeedExactRead()
-        # The head is read strictly (_finish); DuckDB's reader took a line the strict reading
-        # refuses (a duplicated key): the exact read names it.
-        if _strict_error(last_line(self.paths.log, end).decode("utf-8", "replace")):
-            raise _NeedExactRead()
 
     # -- numbered lines: a tail, the whole log when it has a problem, or events to come -----
 
-    def _stage_lines(self, texts: list[str | None], first_line: int) -> dict[int, str]:
+    def stage_lines(self, texts: list[str | None], first_line: int) -> dict[int, str]:
         """Numbered lines into `raw`; returns what contract.extras_problem finds on them
-        (line number -> problem), for `_take_staged`."""
-        judged = [_judge_line(t) for t in texts]
+        (line number -> problem), for `take_staged`."""
+        judged = [judge_line(t) for t in texts]
         self.con.execute(sql("raw_lines"), {
             "line_nos": list(range(first_line, first_line + len(texts))), "texts": texts,
             "errors": [error for error, _ in judged]})
         self.con.execute(sql("raw_parse_lines"))
         self.con.execute(sql("raw_view_lines"))
-        problems = self._problems(first_line=first_line, prev_seq=first_line - 1,
-                                  chained_before=self.state.chained)
+        problems = self.problems(first_line=first_line, prev_seq=first_line - 1,
+                                 chained_before=self.state.chained)
         if problems:
             raise LogProblem(*problems[0], more=len(problems) - 1, store=str(self.paths.root))
         return {first_line + i: extras for i, (_, extras) in enumerate(judged) if extras}
 
-    def _problems(self, **params) -> list[tuple[int, int | None, str]]:
+    def problems(self, **params) -> list[tuple[int, int | None, str]]:
+        """What is wrong with the lines in `raw`: (line, seq, reason), in the log's order."""
         params.update(ops=list(OPS))
         return self.con.execute(sql("log_problems"), params).fetchall()
 
-    def _take_staged(self, extras: dict[int, str]) -> None:
+    def take_staged(self, extras: dict[int, str]) -> None:
         """Turn the lines in `raw` into versions and refresh the entries they touch; `extras`:
-        what `_stage_lines` found (a fast read holds no such line: the strict scan sends it to
+        what `stage_lines` found (a fast read holds no such line: the strict scan sends it to
         the exact read)."""
         self.con.execute(sql("staged"))
         problems = self.con.execute(sql("state_problems")).fetchall()
@@ -328,7 +199,9 @@ class Store:
     def _staged_counts(self) -> tuple[int, int]:
         return self.con.execute(sql("staged_counts")).fetchone()
 
-    def _finish(self, tail: Tail) -> None:
+    def finish(self, tail: Tail) -> None:
+        """Record that the log is loaded up to `tail` (its head read strictly), and drop the
+        scratch tables."""
         if tail.end > self.state.offset:
             count, unchained = self._staged_counts()
             self.state.unchained += unchained
@@ -337,7 +210,7 @@ class Store:
             self.state.seq, self.state.hash = line["seq"], line.get("hash")
         self.state.offset = tail.end
         self.state.torn = tail.torn
-        self._drop_scratch()
+        self.drop_scratch()
         self.state.warnings = [w for w in self.state.warnings if "incomplete last line" not in w]
         if tail.torn:
             self.state.warnings.append(
@@ -348,9 +221,9 @@ class Store:
     def compact(self) -> bool:
         """Compress the tables in memory once DuckDB holds more than COMPACT_BYTES (a long-lived
         reader, after building its tables); return whether it did."""
-        return self._compact_over(COMPACT_BYTES)
+        return self.compact_over(COMPACT_BYTES)
 
-    def _compact_over(self, limit: int) -> bool:
+    def compact_over(self, limit: int) -> bool:
         """An in-memory database's checkpoint (it compresses the tables and drops deleted rows)
         when DuckDB holds more than `limit` bytes; return whether it ran. Best effort: a
         checkpoint refuses to run beside another cursor's uncommitted write, and may beside a
@@ -364,7 +237,8 @@ class Store:
             except duckdb.Error:
                 return False
 
-    def _drop_scratch(self) -> None:
+    def drop_scratch(self) -> None:
+        """Drop the tables of lines being read (raw rows, parsed states)."""
         for name in SCRATCH:
             self.con.execute(sql(name))
 
@@ -390,17 +264,18 @@ class Store:
         tail = whole_tail(self.paths.log, self.state.offset)
         if tail.end > self.state.offset:
             lines = decode_lines(read_lines(self.paths.log, self.state.offset, tail.end))
-            self._take_staged(self._stage_lines(lines, self.state.seq + 1))
-        self._finish(tail)
+            self.take_staged(self.stage_lines(lines, self.state.seq + 1))
+        self.finish(tail)
 
     def reload(self) -> None:
         """Drop what was loaded and load the whole log again."""
         with self.lock:
-            self._reset()
+            self.reset()
             self.generation += 1
             self._load_all()
 
-    def _reset(self) -> None:
+    def reset(self) -> None:
+        """Drop everything loaded: the tables are as before the first line."""
         for name in CLEAR:
             self.con.execute(sql(name))
         self.state = LoadState(warnings=self.state.warnings)
@@ -427,7 +302,7 @@ class Store:
         """Inside scratch(): load `drafts` as if appended after the head; return them sealed."""
         events = self.sealed(drafts)
         if events:
-            self._take_staged(self._stage_lines([line_bytes(e).decode("utf-8")[:-1] for e in events],
+            self.take_staged(self.stage_lines([line_bytes(e).decode("utf-8")[:-1] for e in events],
                                                 self.state.seq + 1))
         return events
 
@@ -439,28 +314,3 @@ class Store:
 
     def close(self) -> None:
         self.con.close()
-
-
-def _starts_with_bom(path: Path) -> bool:
-    with open(path, "rb") as f:
-        return f.read(3) == b"\xef\xbb\xbf"
-
-
-def _strict_error(text: str | None) -> str | None:
-    """What the strict reading (the one audit applies) finds wrong with a line that DuckDB's
-    JSON reader would take: a byte-order mark, a duplicated key, a lone surrogate escape."""
-    return _judge_line(text)[0]
-
-
-def _judge_line(text: str | None) -> tuple[str | None, str | None]:
-    """(what the strict reading finds wrong with the line, what contract.extras_problem finds
-    wrong with its state's fields the SQL does not judge)."""
-    if not text or not text.strip():
-        return None, None
-    try:
-        event = jsonsafe.loads(text)
-    except jsonsafe.NotStrict as exc:
-        return str(exc), None
-    except ValueError:
-        return None, None      # not JSON at all: the SQL says so in its own words
-    return None, extras_problem(event)

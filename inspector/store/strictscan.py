@@ -71,6 +71,21 @@ def _strictly_read(raw: bytes) -> tuple[bool, object]:
         return False, _NO           # not JSON: the fast read refuses it in its own words
 
 
+def judge_line(text: str | None) -> tuple[str | None, str | None]:
+    """The strict reading of one line, as audit reads it: (what it finds wrong with the line: a
+    byte-order mark, a duplicated key, a lone surrogate escape; what contract.extras_problem
+    finds wrong with its state's fields the loader's SQL does not judge)."""
+    if not text or not text.strip():
+        return None, None
+    try:
+        event = jsonsafe.loads(text)
+    except jsonsafe.NotStrict as exc:
+        return str(exc), None
+    except ValueError:
+        return None, None      # not JSON at all: the SQL says so in its own words
+    return None, extras_problem(event)
+
+
 def refused(raw: bytes, canonical_first: bool = True) -> bool:
     """Must the exact read take this line? True when the strict reading refuses it (a
     duplicated key, a byte-order mark, a lone surrogate escape), or when its state holds a

@@ -6,7 +6,6 @@ where erasure finds it. The HTML is rendered in headless Chromium when it is ins
 from __future__ import annotations
 
 import http.server
-import json
 import os
 import re
 import shutil

@@ -26,7 +26,6 @@ from typer.testing import CliRunner
 from inspector.cli import app
 from inspector.store import contract, jsonsafe
 from inspector.store.append import LogWriter, event_draft, init_store
-from inspector.store.logfile import store_paths
 from storegen import deep, entry
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "28"))

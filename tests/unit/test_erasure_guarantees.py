@@ -4,7 +4,6 @@ no strangers; a full disk is an error, not a leftover; ownership stays."""
 from __future__ import annotations
 
 import errno
-import json
 import os
 import shutil
 import subprocess

@@ -191,7 +191,7 @@ def test_offsets_are_kept_as_instants(tmp_path):
     assert row == ("02:00", "01:00")
 
 
-# -- a cold load in ranges (load.COLD_CHUNK_BYTES) ---------------------------------------------
+# -- a cold load in ranges (coldload.COLD_CHUNK_BYTES) -----------------------------------------
 
 def test_the_log_is_cut_into_ranges_of_whole_lines(tmp_path):
     from inspector.store.logfile import chunk_bounds
@@ -228,8 +228,8 @@ def test_a_load_in_ranges_equals_a_load_in_one_piece(tmp_path, monkeypatch, size
     expected = [whole.con.execute(q).fetchall() for q in tables]
     assert (whole.head, len(expected[0]), len(expected[1])) == (f"10:{json.loads(lines[-1])['hash']}", 10, 9)
     if compact:
-        import inspector.store.load as load
-        monkeypatch.setattr(load, "COLD_COMPACT_BYTES", 0)
+        import inspector.store.coldload as coldload
+        monkeypatch.setattr(coldload, "COLD_COMPACT_BYTES", 0)
     ranged = ranged_load(root, monkeypatch, size)
     assert [ranged.con.execute(q).fetchall() for q in tables] == expected
     assert (ranged.head, ranged.state.offset, ranged.state.torn) == \
@@ -254,8 +254,8 @@ def test_a_bad_line_in_a_later_range_is_named_with_the_count_of_the_whole_log(tm
 def range_source(request, monkeypatch) -> str:
     """How a range reaches DuckDB: an anonymous copy, or (where none can be made) a pipe."""
     if request.param == "pipe":
-        import inspector.store.load as load
-        monkeypatch.setattr(load, "copy_range", lambda path, start, end: None)
+        import inspector.store.coldload as coldload
+        monkeypatch.setattr(coldload, "copy_range", lambda path, start, end: None)
     return request.param
 
 
@@ -265,18 +265,18 @@ def test_a_range_duckdb_cannot_read_is_read_line_by_line(tmp_path, monkeypatch, 
     full pipe (the ranges, 100 KB, are larger than a pipe's buffer) nor loses a line nor keeps
     a descriptor, and no file is left beside the log."""
     import threading
-    import inspector.store.load as load
+    import inspector.store.coldload as coldload
     root = write_store(tmp_path / "s", [
         ("2025-01-01T00:00:00Z", "write", entry(f"M{i}", attribute=f"a{i}", value="x" * 1000))
         for i in range(300)])
     assert log_path(root).stat().st_size > 250_000
     monkeypatch.setenv("INSPECTOR_COLD_CHUNK_BYTES", "100000")
-    real = load.sql
+    real = coldload.sql
 
     def refusing(name):
         text = real(name)
         return "SELECT error('no fast read of ' || $path)" if name == "read_log" else text
-    monkeypatch.setattr(load, "sql", refusing)
+    monkeypatch.setattr(coldload, "sql", refusing)
     fds, names = len(os.listdir("/proc/self/fd")), sorted(os.listdir(root))
     loaded = []
     worker = threading.Thread(target=lambda: loaded.append(Store(root, warn=False)), daemon=True)
@@ -296,10 +296,10 @@ def test_a_feed_that_stops_short_is_not_taken_for_the_whole_range(tmp_path, monk
     """The copy or the pipe delivered whole lines, but fewer than the range holds (the log
     could not be read to the end of the range): the rows agree with the lines fed, yet the
     range is read again line by line, so no line is skipped."""
-    import inspector.store.load as load
+    import inspector.store.coldload as coldload
     root = small(tmp_path, 8)
     monkeypatch.setenv("INSPECTOR_COLD_CHUNK_BYTES", "2000")
-    real_feed, real_copy = load.feed_pipe, load.copy_range
+    real_feed, real_copy = coldload.feed_pipe, coldload.copy_range
 
     def one_line_less(path, start, end):
         cut = path.read_bytes().rindex(b"\n", start, end - 1) + 1
@@ -310,9 +310,9 @@ def test_a_feed_that_stops_short_is_not_taken_for_the_whole_range(tmp_path, monk
 
     def short_copy(path, start, end):
         return real_copy(path, start, one_line_less(path, start, end))
-    monkeypatch.setattr(load, "feed_pipe", short_feed)
+    monkeypatch.setattr(coldload, "feed_pipe", short_feed)
     if range_source == "copy":
-        monkeypatch.setattr(load, "copy_range", short_copy)
+        monkeypatch.setattr(coldload, "copy_range", short_copy)
     store = Store(root, warn=False)
     assert store.con.execute("SELECT count(*) FROM versions").fetchone() == (8,)
     assert [r[0] for r in store.con.execute("SELECT seq FROM versions ORDER BY seq").fetchall()] \

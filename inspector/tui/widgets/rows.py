@@ -15,8 +15,6 @@ from rich.text import Text
 
 from inspector.present.text import ESCAPE_STYLE, safe, safe_value
 
-from .columns import GUTTER, MIN_SHARED_WIDTH, Column, Measures, column_widths  # noqa: F401 (older imports)
-
 Row = Mapping[str, Any]
 
 

@@ -37,7 +37,7 @@ from textual.worker import get_current_worker
 
 from inspector.present.text import render
 
-from .columns import GUTTER, MIN_SHARED_WIDTH, Column, Layout, Measures, column_widths  # noqa: F401
+from .columns import GUTTER, MIN_SHARED_WIDTH, Column, Layout, Measures
 from .rows import Row, RowSource, _as_text, _PageCache, _PageRequests, _safe_one_line, cell_segments
 
 MARK_GLYPH = "●"
