@@ -241,12 +241,15 @@ UPDATE staged SET malformed = $problem WHERE line_no = $line_no AND malformed IS
 
 -- name: macro_load_checks
 -- Helpers of staged_malformed.
+-- real_time is never NULL: a time DuckDB cannot cast (a 60th second) is not real, as for
+-- contract.is_real_time; hours stop at 23 (DuckDB reads 24:00 as the next day, Python refuses it).
 CREATE OR REPLACE MACRO real_time(t) AS
     t IS NOT NULL
-    AND regexp_full_match(t, '\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)')
+    AND regexp_full_match(t, '\d{4}-\d\d-\d\d[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)')
     AND left(t, 4) <> '0000'
     AND try_cast(left(t, 10) AS DATE) IS NOT NULL
-    AND year(try_cast(upper(t) AS TIMESTAMPTZ) AT TIME ZONE 'UTC') BETWEEN 1 AND 9999;
+    AND coalesce(year(try_cast(upper(t) AS TIMESTAMPTZ) AT TIME ZONE 'UTC') BETWEEN 1 AND 9999,
+                 false);
 CREATE OR REPLACE MACRO id_list(j) AS
     json_type(j) = 'ARRAY'
     AND coalesce(list_bool_and(list_transform(json_extract(j, '$[*]'),
@@ -261,7 +264,7 @@ SELECT count(*), count(*) FILTER (WHERE hash IS NULL) FROM staged
 -- outside years 1..9999 in UTC would reach Python as text): the others are NULL here; its
 -- stored state keeps them verbatim.
 INSERT INTO versions_new
-SELECT seq, "at"::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
+SELECT seq, upper("at")::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
     erased IS NOT NULL AS redacted,
     coalesce(erased, s.certificate) AS certificate,
     CASE WHEN erased IS NULL THEN s.subject_digest END AS subject_digest,

@@ -30,7 +30,8 @@ from storegen import deep, entry
 HOSTILE = {
     "observed_at": ["2026-02-30T00:00:00Z", "2026-13-45T25:61:61Z", "0000-01-01T00:00:00+23:59",
                     "0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59",
-                    "2025-01-01T00:00:00+24:00", "yesterday"],
+                    "2025-01-01T00:00:00+24:00", "2016-12-31T23:59:60Z", "2025-01-01T24:00:00Z",
+                    "yesterday"],
     "authority": [2 ** 63, 10 ** 30, 2 ** 31, -(2 ** 31) - 1, 1.5, "3", True],
     "confidence": [2, -0.1, "high", math.inf],
     "value": [math.inf, -math.inf, math.nan, deep(65), deep(3000), {"a": [math.inf]}],
@@ -169,7 +170,9 @@ def test_a_duplicated_key_in_the_head_line_is_refused_by_a_cold_load(tmp_path):
 
 
 @pytest.mark.parametrize("at", ["0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59",
-                                "2026-02-30T00:00:00Z", "0000-01-01T00:00:00Z", "now"])
+                                "2026-02-30T00:00:00Z", "0000-01-01T00:00:00Z", "now",
+                                "2016-12-31T23:59:60Z", "2025-03-01T24:00:00Z",
+                                "2025-03-01T23:60:00Z"])
 def test_an_event_time_that_is_no_real_time_is_refused_by_loader_and_audit_alike(tmp_path, at):
     """A foreign line whose `at` is no real time (or one whose UTC leaves years 1..9999, which
     would reach Python as text): every command refuses the log naming the line, never a
@@ -186,6 +189,23 @@ def test_an_event_time_that_is_no_real_time_is_refused_by_loader_and_audit_alike
         assert 'events.jsonl line 2 (seq 2): field "at" is missing or not an RFC 3339 time' in done.stderr, command
     audited = json.loads(inspector("audit", root, "--verify", "--json").stdout)
     assert audited["first_bad_seq"] == 2 and 'field "at" is missing or not an RFC 3339 time' in audited["problem"]
+
+
+def test_an_event_time_in_lower_case_is_taken_by_loader_and_audit_alike(tmp_path):
+    """RFC 3339 lets `t` and `z` be lower case: audit --verify takes such a line, so every
+    command does, and reports the instant as the tool writes times."""
+    root = tmp_path / "s"
+    write_raw(root, [entry("M1", "svc", "k", "v")])
+    draft = event_draft("write", "M2", "agent:x", after=entry("M2", "svc", "j", "w"))
+    draft["at"] = "2025-03-01t08:00:01.5+01:00"
+    with LogWriter(store_paths(root)) as writer:
+        writer.append([draft])
+    audited = json.loads(inspector("audit", root, "--verify", "--json").stdout)
+    assert (audited["ok"], audited["events"], audited["problems"]) == (True, 2, [])
+    events = json.loads(inspector("audit", root, "--log", "--json").stdout)["events"]
+    assert [(e["seq"], e["at"]) for e in events][-1] == (2, "2025-03-01T07:00:01.500000Z")
+    shown = inspector("show", root, "M2", "--json")
+    assert shown.returncode == 0 and json.loads(shown.stdout)["entry"]["value"] == "w"
 
 
 def test_a_lone_surrogate_line_is_refused_by_loader_and_audit_alike(tmp_path):
