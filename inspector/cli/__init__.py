@@ -10,6 +10,7 @@ misspelt command) register every command, in MODULES order, which is the order `
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import import_module
 
@@ -48,6 +49,12 @@ OPENS_STORE = frozenset(c for c, m in COMMANDS.items() if m in ("read", "actions
 def main() -> None:
     """The entry point. Every error a command foresees is its own line (`common.run`); an
     operating-system error nobody foresaw is one line too, never a traceback."""
+    undecodable = _undecodable(sys.argv[1:])
+    if undecodable:
+        from .lines import say
+        say(f"error: {undecodable} is not valid UTF-8: give it in UTF-8 (a UTF-8 terminal, or "
+            "LANG=C.UTF-8); nothing was done")
+        raise SystemExit(2)
     command = sys.argv[1] if len(sys.argv) > 1 else None
     if command in OPENS_STORE and "--help" not in sys.argv:
         from ..store.connection import prepare_ahead
@@ -61,3 +68,24 @@ def main() -> None:
         say(f"error: {where}{exc.strerror or exc}; nothing more was done: fix that and run "
             "`inspector audit --verify STORE` before writing again")
         raise SystemExit(2) from None
+
+
+def _undecodable(args: list[str]) -> str | None:
+    """Which argument the terminal gave in bytes that are not UTF-8 (Python keeps each such
+    byte as a lone surrogate), unless it names an existing file: such text cannot be written
+    to the log, a certificate or DuckDB, and a reason or actor written in it would leave a
+    line no reader takes."""
+    for i, arg in enumerate(args):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            if os.path.exists(arg):
+                continue
+            code = ord(arg[exc.start])
+            byte = f" (byte 0x{code - 0xDC00:02x})" if 0xDC80 <= code <= 0xDCFF else ""
+            if arg.startswith("--") and "=" in arg:
+                return f"the value of {arg.split('=', 1)[0]}{byte}"
+            if i and args[i - 1].startswith("--"):
+                return f"the value of {args[i - 1]}{byte}"
+            return f"argument {i + 1}{byte}"
+    return None

@@ -17,6 +17,7 @@ from . import jsonsafe
 from . import beliefs
 from .append import LogWriter, event_draft
 from .chain import canonical
+from .contract import is_unicode
 from .errors import BadInput, Refused
 from .load import Store
 from .model import is_within, now_utc
@@ -85,6 +86,19 @@ class Plan:
 def check_reason(request: Request) -> None:
     if not request.reason.strip():
         raise BadInput("--reason is required and must not be empty: say why, for the audit log")
+    _check_unicode(request)
+
+
+def _check_unicode(request: Request) -> None:
+    """Text that is not valid Unicode (a lone surrogate: bytes a terminal gave that are not
+    UTF-8) cannot be written to the log or a certificate: refused before anything is."""
+    fields = {"--reason": request.reason, "the operator": request.operator,
+              "--source": request.source, "--principal": request.principal,
+              "--scope": request.scope, "--subject": request.subject, "--batch": request.batch}
+    fields.update((f"id {i + 1}", memory_id) for i, memory_id in enumerate(request.ids))
+    for name, text in fields.items():
+        if text is not None and not is_unicode(text):
+            raise BadInput(f"{name} is not valid UTF-8 text (a lone surrogate): give it in UTF-8")
 
 
 def check_request(action: "Action", request: Request) -> None:

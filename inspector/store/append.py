@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import jsonsafe
 from .chain import GENESIS, line_bytes, new_salt, seal_after
+from .contract import is_unicode
 from .errors import BadInput, WriteFailed
 from .batches import whole_tail
 from .logfile import LOG_NAME, StorePaths, last_line
@@ -108,7 +109,10 @@ class LogWriter:
         if len(drafts) > 1 and len(batches) == 1 and None not in batches:
             drafts = [{**d, "batch_size": len(drafts)} for d in drafts]   # all or nothing
         events = seal_after(drafts, self.seq, self.prev, now_text())
-        self._write(b"".join(line_bytes(e) for e in events))
+        lines = [line_bytes(e) for e in events]
+        for event, line in zip(events, lines):
+            _check_utf8(event, line)
+        self._write(b"".join(lines))
         self.seq, self.prev = events[-1]["seq"], events[-1]["hash"]
         return events
 
@@ -132,6 +136,19 @@ class LogWriter:
                                   f"{fix} and run the command again") from None
         finally:
             os.close(fd)
+
+
+def _check_utf8(event: dict, line: bytes) -> None:
+    """Refuse, before anything is written, a line no reader would take: text that is not valid
+    Unicode (a lone surrogate, as Python keeps bytes a terminal gave that are not UTF-8) is
+    written with `surrogatepass`, which is not UTF-8."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        where = next((f'field "{name}"' for name, text in event.items()
+                      if isinstance(text, str) and not is_unicode(text)), "its body")
+        raise BadInput(f"the event for {event.get('memory_id')!r} holds text that is not valid "
+                       f"UTF-8 ({where}); give it in UTF-8: nothing was written") from None
 
 
 def _cut_back(fd: int, end: int) -> str:

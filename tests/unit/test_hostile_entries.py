@@ -337,3 +337,56 @@ def test_sql_and_python_judge_entries_alike(tmp_path_factory, mutations, dropped
     store = Store(root, warn=False)
     sql_says = store.con.execute("SELECT malformed FROM entries").fetchone()[0]
     assert sql_says == contract.entry_problem(state), (state, sql_says)
+
+
+# -- text a terminal gave in bytes that are not UTF-8 ------------------------------------------
+# Python keeps each such byte of an argument as a lone surrogate ("M\udcfcller": Latin-1 "Müller");
+# written to the log it is not UTF-8, and no command could open the store again.
+
+@pytest.mark.parametrize("args, named", [
+    (("ingest", "{root}", "{feed}", "--actor", "agent:m\udcfcller"), "the value of --actor (byte 0xfc)"),
+    (("ingest", "{root}", "{feed}", "--actor=agent:m\udcfcller"), "the value of --actor (byte 0xfc)"),
+    (("erase", "{root}", "M1", "--reason", "DSR M\udcfcller"), "the value of --reason (byte 0xfc)"),
+    (("quarantine", "{root}", "M1", "--reason", "r\udcff"), "the value of --reason (byte 0xff)"),
+    (("show", "{root}", "x\udcff"), "argument 3 (byte 0xff)"),
+    (("beliefs", "{root}", "--scope", "s\udce9"), "the value of --scope (byte 0xe9)"),
+])
+def test_an_argument_that_is_not_utf8_is_refused_before_anything_is_written(tmp_path, args, named):
+    root = tmp_path / "s"
+    write_raw(root, [entry("M1", "svc", "k", "v")])
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(json.dumps(entry("M2", "svc", "j", "w")) + "\n")
+    before = sorted(p.name for p in root.iterdir()), (root / "events.jsonl").read_bytes()
+    done = inspector(*(a.format(root=root, feed=feed) for a in args))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"error: {named} is not valid UTF-8: give it in UTF-8 (a UTF-8 "
+                           "terminal, or LANG=C.UTF-8); nothing was done\n")
+    assert (sorted(p.name for p in root.iterdir()), (root / "events.jsonl").read_bytes()) == before
+
+
+def test_a_store_path_that_is_not_utf8_still_opens(tmp_path):
+    """A directory named in Latin-1 is a real path: it is taken, not refused."""
+    root = Path(tmp_path / "caf\udce9")
+    write_raw(root, [entry("M1", "svc", "k", "v")])
+    done = inspector("show", root, "M1", "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["entry"]["value"] == "v"
+
+
+def test_the_core_refuses_text_that_is_not_unicode_before_writing(tmp_path):
+    """Below the command line (the TUI, the Python API): the writer and every action refuse it
+    too, and the log stays as it was."""
+    from inspector.store.errors import BadInput
+    root = tmp_path / "s"
+    write_raw(root, [entry("M1", "svc", "k", "v")])
+    log = (root / "events.jsonl").read_bytes()
+    with LogWriter(store_paths(root)) as writer, pytest.raises(BadInput) as refused:
+        writer.append([event_draft("write", "M2", "agent:m\udcfcller", after=entry("M2", "svc", "j", "w"))])
+    assert str(refused.value) == ("the event for 'M2' holds text that is not valid UTF-8 "
+                                  '(field "actor"); give it in UTF-8: nothing was written')
+    store = Store(root, warn=False)
+    for action in ("quarantine", "erase"):
+        with pytest.raises(BadInput) as refused:
+            plan(store, Request(action, "DSR M\udcfcller", "alice", ("M1",)))
+        assert str(refused.value) == ("--reason is not valid UTF-8 text (a lone surrogate): "
+                                      "give it in UTF-8")
+    assert (root / "events.jsonl").read_bytes() == log and not (root / "certificates").exists()
