@@ -238,9 +238,12 @@ def print_audit_log(doc: dict, display: Display = PLAIN) -> None:
     rows = [[str(e["seq"]), e["at"], e["op"], cell(e["memory_id"]), cell(e["actor"]),
              cell(e["batch"] or ""), cell(e["reason"] or "")] for e in doc["events"]]
     print_table(out, ["SEQ", "AT", "OP", "ID", "ACTOR", "BATCH", "REASON"], rows, display=display)
-    window = [f"since {doc['since']}" if doc["since"] else "", f"until {doc['until']}" if doc["until"] else "",
-              f"about {doc['memory_id']}" if doc["memory_id"] else ""]
-    line(out, Text(" ".join([plural(len(rows), "event")] + [w for w in window if w]), style="dim"))
+    window = [f"since {doc['since']}" if doc["since"] else "", f"until {doc['until']}" if doc["until"] else ""]
+    summary = Text(" ".join([plural(len(rows), "event")] + [w for w in window if w]), style="dim")
+    if doc["memory_id"]:        # the id as typed: untrusted, shown through the sanitizer
+        line(out, summary, Text(" about ", style="dim"), cell(doc["memory_id"]))
+    else:
+        line(out, summary)
 
 
 def _print_change(out: Console, change: dict, display: Display) -> None:
@@ -267,8 +270,10 @@ def print_plan(doc: dict, display: Display = PLAIN) -> None:
     verb = "would" if doc["dry_run"] else "did"
     head = Text(f"{doc['op']}: {plural(len(doc['affected']), 'entry', 'entries')} "
                 f"{'to change' if doc['dry_run'] else 'changed'}")
-    if doc.get("batch"):
-        head.append(f" in batch {doc['batch']} (seq {doc['seqs'][0]}–{doc['seqs'][-1]})")
+    if doc.get("batch"):        # a batch id read from the log: untrusted
+        head.append(" in batch ")
+        head.append_text(cell(doc["batch"]))
+        head.append(f" (seq {doc['seqs'][0]}–{doc['seqs'][-1]})")
     line(out, head)
     print_table(out, ["ID", "FROM", "TO"], [[cell(e["memory_id"]), e["from"], e["to"]]
                                             for e in doc["events"]], display=display)

@@ -117,3 +117,19 @@ def test_finding_messages_never_quote_a_secret_value(store):
 def test_a_plan_masks_a_credential_it_would_make_a_belief(store):
     out = run(store, "approve", SECRET, "--dry-run", columns=200)
     assert SECRET in out and KEY not in out and f"sk-l…[{len(KEY)} chars]" in out
+
+
+HOSTILE_ID = "M\x1b[31mRED\x1b]8;;http://evil\x07\x9b2J\u202eX"
+
+
+@pytest.mark.parametrize("command", [("show", HOSTILE_ID), ("lineage", HOSTILE_ID),
+                                     ("audit", "--log", "--memory", HOSTILE_ID),
+                                     ("quarantine", HOSTILE_ID, "--dry-run"), ("beliefs",),
+                                     ("audit", "--log")])
+def test_a_hostile_id_reaches_no_terminal_as_control(tmp_path, command):
+    """Every place a human line names an id (a table cell, a heading, a footer) escapes it: no
+    ESC, BEL, C1 control or bidi override reaches the terminal, and the id is there, visible."""
+    root = build(tmp_path / "s", [(day("01:00:00"), "write", entry(HOSTILE_ID, attribute="a"))])
+    out = run(root, *command, columns=200)
+    assert not set(out) & {"\x1b", "\x07", "\x9b", "\u202e"}, out
+    assert "RED" in out and "\\x1b" in out
