@@ -49,6 +49,7 @@ class LogWriter:
     def __init__(self, paths: StorePaths):
         self.paths = paths
         self._lock_fd: int | None = None
+        self._torn_aside = False
         self.seq, self.prev = 0, GENESIS
 
     def __enter__(self) -> "LogWriter":
@@ -58,13 +59,9 @@ class LogWriter:
         fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         try:
             try:
-                self._recover_torn()
                 settle_certificates(self.paths)
             except OSError as exc:
-                what, fix = failure(exc)
-                raise WriteFailed(f"cannot write to {self.paths.root}: setting an unfinished write "
-                                  f"aside failed ({what}); nothing was written: {fix} and run the "
-                                  "command again") from None
+                raise self._aside_failed(exc) from None
             self._read_head()
         except BaseException:
             self.__exit__(None, None, None)
@@ -77,21 +74,33 @@ class LogWriter:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    def _recover_torn(self) -> None:
-        tail = whole_tail(self.paths.log)
-        if not tail.torn:
+    def set_torn_aside(self) -> None:
+        """Move an incomplete last line (a writer that died mid-line) to torn/<offset>, just
+        before the log is written: a command refused before it writes changes nothing."""
+        if self._torn_aside:
             return
-        from .files import save_aside
-        save_aside(self.paths.torn, str(tail.end), tail.torn)    # never through a link or over a file
-        fd = os.open(self.paths.log, os.O_WRONLY | os.O_NOFOLLOW)
-        try:
-            os.ftruncate(fd, tail.end)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        tail = whole_tail(self.paths.log)
+        if tail.torn:
+            from .files import save_aside
+            try:
+                save_aside(self.paths.torn, str(tail.end), tail.torn)   # never through a link
+                fd = os.open(self.paths.log, os.O_WRONLY | os.O_NOFOLLOW)
+                try:
+                    os.ftruncate(fd, tail.end)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                raise self._aside_failed(exc) from None
+        self._torn_aside = True
+
+    def _aside_failed(self, exc: OSError) -> WriteFailed:
+        what, fix = failure(exc)
+        return WriteFailed(f"cannot write to {self.paths.root}: setting an unfinished write aside "
+                           f"failed ({what}); nothing was written: {fix} and run the command again")
 
     def _read_head(self) -> None:
-        end = os.path.getsize(self.paths.log)
+        end = whole_tail(self.paths.log).end        # an incomplete last line is not the head
         if end == 0:
             return
         try:
@@ -112,6 +121,7 @@ class LogWriter:
         lines = [line_bytes(e) for e in events]
         for event, line in zip(events, lines):
             _check_utf8(event, line)
+        self.set_torn_aside()
         self._write(b"".join(lines))
         self.seq, self.prev = events[-1]["seq"], events[-1]["hash"]
         return events

@@ -215,6 +215,7 @@ def apply_erasure(action, store: Store, plan: ErasurePlan) -> ErasurePlan:
         fresh.salt = plan.salt
         certificate_id = "cert-" + secrets.token_hex(8)
         events, head_after, document = _erase_events(fresh, certificate_id, writer)
+        writer.set_torn_aside()             # the rewritten log ends at the last complete line
         _write(store, fresh, certificate_id, events, document)
     store.refresh()
     fresh.certificate = document
@@ -288,7 +289,7 @@ def _rewritten(store: Store, plan: ErasurePlan, certificate_id: str, events: lis
     with open(store.paths.log, "rb") as f:
         for seq, raw in enumerate(f, start=1):
             if not raw.endswith(b"\n"):
-                break                       # a torn tail: moved aside by the writer already
+                break                       # a torn tail: set aside by the writer already
             if seq in redact:
                 event = _event(raw)
                 body = event.get("body")

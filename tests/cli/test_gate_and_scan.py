@@ -131,3 +131,21 @@ def test_scan_finds_every_rule(tmp_path):
     assert found == {("lineage.cycle", "A"), ("lineage.cycle", "B"), ("lineage.dangling", "C"),
                      ("secret.value", "D"), ("pii.no_subject", "E"), ("validity.expired_active", "F"),
                      ("poison.rule_from_untrusted", "G"), ("belief.contested", "I")}
+
+
+def test_a_refused_feed_leaves_a_torn_tail_where_it_was(tmp_path):
+    """A feed refused for a bad line writes nothing: not even the setting aside of a crashed
+    writer's incomplete last line, which waits for the next write that happens."""
+    store = write_store(tmp_path / "s", [("2026-10-01T00:00:00Z", "write", entry("A1"))])
+    log = store / "events.jsonl"
+    with log.open("ab") as f:
+        f.write(b'{"seq":2,"actor":"agent:1","bo')
+    before = log.read_bytes()
+    refused = inspector("ingest", store, feed(tmp_path, {"id": "X"}, name="bad.jsonl"))
+    assert refused.code == 2 and "nothing was written" in refused.stderr
+    assert log.read_bytes() == before and not (store / "torn").exists()
+    written = inspector("ingest", store, feed(tmp_path, line("A2", "w"), name="ok.jsonl"))
+    assert written.code == 0
+    assert (store / "torn" / str(len(before) - 30)).read_bytes() == b'{"seq":2,"actor":"agent:1","bo'
+    assert [json.loads(x)["seq"] for x in read_lines(store)] == [1, 2]
+    assert inspector("audit", store, "--verify").code == 0

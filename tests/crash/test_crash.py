@@ -63,11 +63,11 @@ def test_killed_appenders_lose_nothing_acknowledged(tmp_path):
         store = Store(root, warn=False)          # loads: at most the torn last line is ignored
         assert store.state.seq >= acked, f"trial {trial}: acked {acked}, log has {store.state.seq}"
         assert len(store.state.torn) == torn and b"\n" not in store.state.torn
-        with LogWriter(store_paths(root)):
-            pass                                  # recovery: the torn tail moves aside
+        with LogWriter(store_paths(root)) as writer:
+            writer.set_torn_aside()               # recovery: the torn tail moves aside
         once = (root / "events.jsonl").read_bytes()
-        with LogWriter(store_paths(root)):
-            pass
+        with LogWriter(store_paths(root)) as writer:
+            writer.set_torn_aside()
         assert (root / "events.jsonl").read_bytes() == once, "recovery is not idempotent"
         report = verify(store_paths(root))
         assert report.ok, (trial, report.as_json())

@@ -171,8 +171,8 @@ def test_a_planted_torn_file_link_is_never_written_through(tmp_path):
     victim.write_bytes(b"victim")
     (root / "torn").mkdir(mode=0o700)
     (root / "torn" / str(size)).symlink_to(victim)           # where the torn tail would go
-    with LogWriter(store_paths(root)):
-        pass
+    with LogWriter(store_paths(root)) as writer:
+        writer.set_torn_aside()
     assert victim.read_bytes() == b"victim"
     assert (root / "torn" / f"{size}.1").read_bytes() == b'{"seq":3,"body":"torn tail'
     assert log.stat().st_size == size
@@ -185,8 +185,8 @@ def test_recovering_the_same_torn_tail_twice_keeps_one_copy(tmp_path):
     (root / "torn" / str(size)).write_bytes(b'{"seq":3')   # moved aside, then a crash before the cut
     with (root / "events.jsonl").open("ab") as f:
         f.write(b'{"seq":3')
-    with LogWriter(store_paths(root)):
-        pass
+    with LogWriter(store_paths(root)) as writer:
+        writer.set_torn_aside()
     assert sorted(p.name for p in (root / "torn").iterdir()) == [str(size)]
 
 
