@@ -440,3 +440,37 @@ def test_the_gate_holds_no_benign_look_alike_of_the_legacy_corpus():
             if row["label"] == "benign" and rule_shape(row["text"]) is not None]
     assert len(held) / sum(row["label"] == "benign" for row in _corpus()) <= \
         MAX_FALSE_POSITIVE_RATE, held
+
+
+
+# -- a long value costs time linear in its length ---------------------------------------------
+
+def test_a_check_that_reads_only_the_text_runs_once_for_a_thousand_matches(monkeypatch):
+    """'… instead of …' needs a record named anywhere in the text: asked once, not once a
+    match (a 20 KB value with a thousand matches once took seconds, 80 KB a quarter minute)."""
+    from inspector.store.detect import checks, shape
+    from inspector.store.detect.rules import RULES
+    calls = []
+
+    class Counting:
+        def search(self, text):
+            calls.append(len(text))
+            return None
+    monkeypatch.setattr(checks, "RECORD", Counting())
+    rule, = [r for r in RULES if r.check is checks._names_record and "charge" in r.words]
+    text = "use the new card instead of the old one; " * 1000
+    assert len(list(rule.pattern.finditer(text))) == 1000
+    assert shape._match(rule, text) is None
+    assert calls == [len(text)]
+
+
+def test_what_a_verb_sends_is_read_at_most_a_sentence_reach_back():
+    """A credential named within SENTENCE_REACH characters before 'send … to …' in one unbroken
+    sentence is what it sends; one named further back is not (the bound keeps a value with no
+    full stop and thousands of sends linear)."""
+    import re
+    from inspector.store.detect import checks
+    sent = re.compile(r"send it to https://x\.example/in")
+    for gap, carried in ((checks.SENTENCE_REACH - 40, True), (checks.SENTENCE_REACH + 40, False)):
+        text = "the api key and " + "w " * (gap // 2) + "and send it to https://x.example/in"
+        assert checks._carries_sensitive(sent.search(text), text) is carried, gap

@@ -409,7 +409,7 @@ RULES: list[Rule] = [
           r"(?:\b(?:should|must|shall|needs? to|ha(?:s|ve) to|are to|is to|always) be|\b(?:goes|"
           r"go|gets?) (?:sent )?)\s?(?:sent|forwarded|copied|cc'?d|bcc'?d|e-?mailed|uploaded|"
           r"posted|mirrored|synced|shared|exported|backed up|transmitted|reported|to)?\s?"
-          rf"(?:to|with)?\b{SPAN}{DESTINATION}", check=lambda m, t: _carries_sensitive_in(t)),
+          rf"(?:to|with)?\b{SPAN}{DESTINATION}", check=_carries_sensitive_in),
     # Disclosure without a destination: the reader of the answer is the thief.
     _rule("exfiltration", "reveal disclose output print dump list extract display show expose "
           "leak exfiltrate tell give spell read share",

@@ -17,6 +17,7 @@ from . import windows
 from .respelling import override_respelling
 from . import gate_model
 from .decoders import DECODERS, _disguises, _may_decode, _rotated, _tag_smuggled
+from .checks import PER_TEXT
 from .rules import RULES, Rule
 from .text import _WORD, Finding, _excerpt, _foldable, _trie, normalize, remember_last
 
@@ -155,22 +156,27 @@ def _match_folded(rule: Rule, pattern: re.Pattern, text: str, lower: str) -> Fin
     """_match over text.lower() (text being _foldable) with the rule's case-sensitive
     pattern; the checks read the lower-cased text (they all ignore case), the excerpt is
     cut from the text itself."""
-    for match in pattern.finditer(lower):
-        if rule.check is None or rule.check(match, lower):
-            if rule.reportable and _ATTRIBUTED.search(text):
-                return None   # someone's words to a person, reported: not an order
-            return Finding("rule_shape", rule.category,
-                           _excerpt(text[match.start():match.end()]))
-    return None
+    match = _checked(rule, pattern.finditer(lower), lower)
+    if match is None or (rule.reportable and _ATTRIBUTED.search(text)):
+        return None   # no match, or someone's words to a person, reported: not an order
+    return Finding("rule_shape", rule.category, _excerpt(text[match.start():match.end()]))
 
 
 def _match(rule: Rule, text: str) -> Finding | None:
-    for match in rule.pattern.finditer(text):
-        if rule.check is None or rule.check(match, text):
-            if rule.reportable and _ATTRIBUTED.search(text):
-                return None   # someone's words to a person, reported: not an order
-            return Finding("rule_shape", rule.category, _excerpt(match.group(0)))
-    return None
+    match = _checked(rule, rule.pattern.finditer(text), text)
+    if match is None or (rule.reportable and _ATTRIBUTED.search(text)):
+        return None   # no match, or someone's words to a person, reported: not an order
+    return Finding("rule_shape", rule.category, _excerpt(match.group(0)))
+
+
+def _checked(rule: Rule, matches: Iterator[re.Match], text: str) -> re.Match | None:
+    """The first match the rule's check passes. A check that reads only the text
+    (checks.PER_TEXT) runs once, on the first match: once a match, a long value with thousands
+    of matches cost time quadratic in its length."""
+    if rule.check in PER_TEXT:
+        first = next(matches, None)
+        return first if first is not None and rule.check(first, text) else None
+    return next((m for m in matches if rule.check is None or rule.check(m, text)), None)
 
 
 def rule_shape(text: str) -> Finding | None:
