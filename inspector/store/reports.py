@@ -18,6 +18,7 @@ import stat
 from datetime import datetime, timezone
 from pathlib import Path
 
+from . import jsonsafe
 from .errors import BadInput
 from .files import refuse_link, write_file, write_new
 from .logfile import StorePaths, check_writable
@@ -128,5 +129,10 @@ def masking_fields(con, ids, values: bool = False) -> dict[str, dict]:
     with "value" too when `values`. For reports and the command line's human output."""
     rows = con.execute(sql("masking_fields"), {"ids": list(ids)}).fetchall()
     return {m: {"held_reason": held_reason, "sensitivity": sensitivity,
-                **({"value": json.loads(value) if value is not None else None} if values else {})}
+                **({"value": _stored_value(value)} if values else {})}
             for m, held_reason, sensitivity, value in rows}
+
+
+def _stored_value(text: str | None):
+    """A loaded value, read without the stack: a malformed entry's may nest thousands deep."""
+    return None if text is None else jsonsafe.loads_stored(text)
