@@ -43,7 +43,8 @@ def manifest_line(ids) -> str:
 
 def report_name(until: datetime, extension: str) -> str:
     """`report-20250301T041000Z-1a2b3c.html`: the window's end and a random part, no content."""
-    stamp = until.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    end = until.astimezone(timezone.utc)
+    stamp = f"{end.year:04d}{end:%m%dT%H%M%SZ}"      # %Y writes year 1 as "1", not "0001"
     return f"report-{stamp}-{secrets.token_hex(3)}.{extension}"
 
 

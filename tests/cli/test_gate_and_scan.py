@@ -131,3 +131,12 @@ def test_scan_finds_every_rule(tmp_path):
     assert found == {("lineage.cycle", "A"), ("lineage.cycle", "B"), ("lineage.dangling", "C"),
                      ("secret.value", "D"), ("pii.no_subject", "E"), ("validity.expired_active", "F"),
                      ("poison.rule_from_untrusted", "G"), ("belief.contested", "I")}
+
+
+def test_an_expiry_in_year_1_is_written_with_four_digits(tmp_path):
+    store = write_store(tmp_path / "s", [
+        ("0001-01-01T00:00:00Z", "write", entry("F", attribute="f", observed_at="0001-01-01T00:00:00Z",
+                                                expires_at="0001-01-01T00:00:01Z"))])
+    found = inspector("scan", store, "--json").json["findings"]
+    assert [f["message"] for f in found] == [
+        "F expired at 0001-01-01T00:00:01Z and is still active: `inspector expire STORE --due`"]
