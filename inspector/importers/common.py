@@ -25,6 +25,7 @@ from ..store import gate
 from ..store.detect import batch as text_batch
 from ..store.detect.batch import Judged
 from ..store.append import LogWriter, event_draft, init_store
+from ..store.contract import MAX_DEPTH
 from ..store.files import fsync_dir
 from ..store.errors import BadInput
 from ..store.writes import InvalidEntry, admit
@@ -151,9 +152,14 @@ def parse_sqlite_time(value: object, column: str) -> datetime | None:
     micro = (fraction or "").ljust(6, "0")[:6]
     iso = f"{date}T{clock}.{micro}" + _offset(offset)
     try:
-        return datetime.fromisoformat(iso).astimezone(timezone.utc)
+        local = datetime.fromisoformat(iso)
     except ValueError as exc:
         raise BadRow(f"{column} {text[:40]!r} is not a valid time ({exc})") from None
+    try:
+        return local.astimezone(timezone.utc)
+    except OverflowError:       # 9999-12-31T23:59:59-23:59: a real local time, no UTC one
+        raise BadRow(f"{column} {text[:40]!r} is not a valid time (in UTC it falls outside "
+                     "years 1 to 9999)") from None
 
 
 def _offset(offset: str | None) -> str:
@@ -180,7 +186,19 @@ def json_safe(value: object, column: str) -> object:
     except (ValueError, UnicodeEncodeError) as exc:
         raise BadRow(f"{column} cannot be stored as UTF-8 JSON "
                      f"({exc.__class__.__name__})") from None
+    except RecursionError:      # read just within Python's limit, past it here: far too deep
+        raise too_deep(column) from None
     return value
+
+
+def too_deep(column: str) -> BadRow:
+    """The refusal of a value nested past what Python's json reads or writes, far past the
+    entry contract's limit: the gate would refuse it in the same words."""
+    return invalid_entry(f'field "{column}" is nested deeper than {MAX_DEPTH} levels')
+
+
+def invalid_entry(problem: str) -> BadRow:
+    return BadRow(f"the entry it maps to is not valid: {problem}")
 
 
 class EventBook:
@@ -204,7 +222,7 @@ class EventBook:
             admitted = admit(before, fields, self._suppression, self.actor, reason=reason,
                              batch=self.batch, judged=self.judged)
         except InvalidEntry as problem:
-            raise BadRow(f"the entry it maps to is not valid: {problem}") from None
+            raise invalid_entry(str(problem)) from None
         if admitted.held:
             self.held[fields["id"]] = admitted.held
         if admitted.draft is None:        # the same state again: an event with no change

@@ -23,7 +23,8 @@ from ..store.errors import BadInput
 from ..store.model import now_utc
 from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, columns,
                      count_rows, json_safe, new_batch, open_sqlite, parse_sqlite_time,
-                     plural, read_rows, refusal, require_columns, require_table, rfc3339, tables)
+                     plural, read_rows, refusal, require_columns, require_table, rfc3339, tables,
+                     too_deep)
 
 ACTOR = "importer:langgraph"
 SOURCE = "system:langgraph"
@@ -46,6 +47,8 @@ def parse_value(raw: object) -> object:
         value = json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:
         raise BadRow(f"value is not JSON ({exc})") from None
+    except RecursionError:      # nested a thousand deep or more
+        raise too_deep("value") from None
     return json_safe(value, "value")
 
 

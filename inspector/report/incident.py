@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from ..present.mask import is_secret, mask_text, shown_value
 from ..store import detect
@@ -23,6 +23,8 @@ MAX_CHANGES = 500          # changes listed; the rest are counted, with the comm
 MAX_PICTURES = 50          # lineage pictures drawn
 MAX_FINDINGS = 200         # findings listed (highest severity first); all are counted
 MAX_NODES = 60             # entries one picture draws
+STEP_BACK = timedelta(seconds=1)                        # "before the first event"
+EARLIEST = datetime.min.replace(tzinfo=timezone.utc)    # an event's `at` is never earlier
 
 
 @dataclass
@@ -106,9 +108,14 @@ def gather(store: Store, since: datetime | None, until: datetime, now: datetime)
 
 
 def _before_first(store: Store, until: datetime) -> datetime:
-    """A moment before the first event (or `until` for an empty log): the whole history."""
+    """A moment before the first event (or `until` for an empty log): the whole history.
+    Nothing precedes the earliest time there is (0001-01-01T00:00:00Z, which a log may hold):
+    from there, the window starts at it, as `--since` that time would."""
     first = store.con.execute(sql("report_first_event")).fetchone()[0]
-    return min(first, until) - timedelta(seconds=1) if first else until
+    if not first:
+        return until
+    end = min(first, until)
+    return end - STEP_BACK if end - EARLIEST >= STEP_BACK else EARLIEST
 
 
 def _masked(store: Store, changes: list[dict]) -> list[dict]:

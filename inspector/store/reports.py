@@ -18,6 +18,7 @@ import stat
 from datetime import datetime, timezone
 from pathlib import Path
 
+from . import jsonsafe
 from .errors import BadInput
 from .files import refuse_link, write_file, write_new
 from .logfile import StorePaths, check_writable
@@ -42,7 +43,8 @@ def manifest_line(ids) -> str:
 
 def report_name(until: datetime, extension: str) -> str:
     """`report-20250301T041000Z-1a2b3c.html`: the window's end and a random part, no content."""
-    stamp = until.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    end = until.astimezone(timezone.utc)
+    stamp = f"{end.year:04d}{end:%m%dT%H%M%SZ}"      # %Y writes year 1 as "1", not "0001"
     return f"report-{stamp}-{secrets.token_hex(3)}.{extension}"
 
 
@@ -128,5 +130,10 @@ def masking_fields(con, ids, values: bool = False) -> dict[str, dict]:
     with "value" too when `values`. For reports and the command line's human output."""
     rows = con.execute(sql("masking_fields"), {"ids": list(ids)}).fetchall()
     return {m: {"held_reason": held_reason, "sensitivity": sensitivity,
-                **({"value": json.loads(value) if value is not None else None} if values else {})}
+                **({"value": _stored_value(value)} if values else {})}
             for m, held_reason, sensitivity, value in rows}
+
+
+def _stored_value(text: str | None):
+    """A loaded value, read without the stack: a malformed entry's may nest thousands deep."""
+    return None if text is None else jsonsafe.loads_stored(text)

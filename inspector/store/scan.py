@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Callable
 
 from . import beliefs, detect, gate, jsonsafe, lineage, macros, policy
@@ -118,9 +119,14 @@ def _protected(store: Store) -> list[Finding]:
 
 
 def _expired(store: Store) -> list[Finding]:
-    return [Finding("validity.expired_active", m, f"{m} expired at {at:%Y-%m-%dT%H:%M:%SZ} and is "
+    return [Finding("validity.expired_active", m, f"{m} expired at {_to_the_second(at)} and is "
                                                   "still active: `inspector expire STORE --due`")
             for m, at in store.con.execute(sql("scan_expired"), {"now": now_utc()}).fetchall()]
+
+
+def _to_the_second(moment: datetime) -> str:
+    """2025-03-01T04:06:55Z; the year always in four digits (strftime's %Y writes year 1 as 1)."""
+    return f"{moment.year:04d}-{moment:%m-%dT%H:%M:%SZ}"
 
 
 def _judged(store: Store, keep_view: bool) -> list[Finding]:

@@ -149,3 +149,12 @@ def test_a_refused_feed_leaves_a_torn_tail_where_it_was(tmp_path):
     assert (store / "torn" / str(len(before) - 30)).read_bytes() == b'{"seq":2,"actor":"agent:1","bo'
     assert [json.loads(x)["seq"] for x in read_lines(store)] == [1, 2]
     assert inspector("audit", store, "--verify").code == 0
+
+
+def test_an_expiry_in_year_1_is_written_with_four_digits(tmp_path):
+    store = write_store(tmp_path / "s", [
+        ("0001-01-01T00:00:00Z", "write", entry("F", attribute="f", observed_at="0001-01-01T00:00:00Z",
+                                                expires_at="0001-01-01T00:00:01Z"))])
+    found = inspector("scan", store, "--json").json["findings"]
+    assert [f["message"] for f in found] == [
+        "F expired at 0001-01-01T00:00:01Z and is still active: `inspector expire STORE --due`"]

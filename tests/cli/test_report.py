@@ -196,6 +196,27 @@ def test_bad_options_are_one_line_errors(store):
     assert not (store / "reports").exists()
 
 
+EARLIEST, LATEST = "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"
+
+
+def test_the_first_and_last_times_there_are_make_a_report(store, tmp_path):
+    """An event may carry 0001-01-01T00:00:00Z, and --since and --until may name either end:
+    nothing precedes the earliest time, so a window from before the first event starts at it."""
+    early = build(tmp_path / "early", [(EARLIEST, "write", entry("E1", value="v1"))])
+    doc = report(early, "--format", "md").json
+    assert doc["window"]["since"] is None
+    text = Path(doc["path"]).read_text(encoding="utf-8")
+    assert "## Belief changes (1)" in text and "| (no belief) | E1: v1 | — → — |" in text
+    before_all = report(store, "--format", "md", "--until", EARLIEST).json
+    assert before_all["window"] == {"since": None, "until": EARLIEST}
+    assert Path(before_all["path"]).name.startswith("report-00010101T000000Z-")
+    assert "No belief changed in the window." in Path(before_all["path"]).read_text(encoding="utf-8")
+    whole = report(store, "--format", "md", "--since", EARLIEST, "--until", LATEST).json
+    assert "## Belief changes (5)" in Path(whole["path"]).read_text(encoding="utf-8")
+    changed = inspector("diff", store, "--from", EARLIEST, "--to", LATEST, "--json")
+    assert changed.code == 0 and len(changed.json["changes"]) == 5
+
+
 def test_mentioning_finds_reports_by_exact_id(store):
     path = Path(report(store, "--until", "2025-06-01T04:00:00Z").json["path"])
     paths = store_paths(store)

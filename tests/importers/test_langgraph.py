@@ -212,6 +212,41 @@ def test_bad_rows_refuse_or_are_skipped_and_listed(tmp_path):
     assert any("5 rows could not be mapped" in n for n in doc["notes"])
 
 
+def test_edge_times_and_deep_values_are_bad_rows(tmp_path):
+    """What Python cannot take (a UTC time past year 9999, a value nested a thousand deep)
+    is a bad row like any other, never a crash; the edges of the range themselves import."""
+    at = "2025-01-01 10:00:00"
+    source = make_store(tmp_path / "s.db", [
+        ("ns", "good", b'{"ok": true}', at, at, "9999-12-31T23:59:59Z"),
+        ("ns", "late", b"{}", at, at, "9999-12-31T23:59:59-23:59"),
+        ("ns", "early", b"{}", at, at, "0001-01-01T00:00:00+23:59"),
+        ("ns", "deep", b"[" * 1000 + b"]" * 1000, at, at, None),
+        ("ns", "deeper", b'{"a":' * 100_000 + b"1" + b"}" * 100_000, at, at, None),
+        ("ns", "old", b"1", "0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z", None),
+    ])
+    too_deep = 'the entry it maps to is not valid: field "value" is nested deeper than 64 levels'
+    done = subprocess.run(IMPORT + ["langgraph", str(source), str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"error: {source}: table `store` rowid 2 cannot be imported: "
+                           "expires_at '9999-12-31T23:59:59-23:59' is not a valid time (in UTC it "
+                           "falls outside years 1 to 9999) (and 3 more bad rows); nothing was "
+                           "written (pass --skip-bad-rows to import the other rows and list the "
+                           "skipped ones)\n")
+    doc = import_langgraph(source, tmp_path / "out", skip_bad_rows=True)
+    assert doc["skipped_rows"] == [
+        {"rowid": 2, "reason": "expires_at '9999-12-31T23:59:59-23:59' is not a valid time "
+                               "(in UTC it falls outside years 1 to 9999)"},
+        {"rowid": 3, "reason": "expires_at '0001-01-01T00:00:00+23:59' is not a valid time "
+                               "(in UTC it falls outside years 1 to 9999)"},
+        {"rowid": 4, "reason": too_deep},
+        {"rowid": 5, "reason": too_deep},
+    ]
+    found = entries(tmp_path / "out")
+    assert (found[("ns", "good")]["expires_at"], found[("ns", "old")]["observed_at"]) == (
+        "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z")
+
+
 def test_not_sqlite_is_refused(tmp_path):
     source = tmp_path / "store.db"
     source.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))

@@ -321,6 +321,25 @@ def test_bad_rows_refuse_or_are_skipped_and_listed(tmp_path):
         ("update", "2025-01-03T10:00:00Z", "Lives in Faro", "active")]
 
 
+@pytest.mark.parametrize("created", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"])
+def test_a_time_with_no_utc_in_years_1_to_9999_is_a_bad_row(tmp_path, created):
+    """A real local time whose offset carries it past the years a time may have in UTC."""
+    source = make_history(tmp_path / "h.db", [
+        v2_row(1, M1, "ADD", "Lives in Lisbon", created),
+        v2_row(2, M2, "ADD", "Likes tea", "2025-01-01 10:00:00")])
+    reason = f"created_at '{created}' is not a valid time (in UTC it falls outside years 1 to 9999)"
+    done = subprocess.run(IMPORT + ["mem0", str(source), str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"error: {source}: table `history` rowid 1 cannot be imported: "
+                           f"{reason}; nothing was written (pass --skip-bad-rows to import the "
+                           "other rows and list the skipped ones)\n")
+    doc = import_mem0(source, tmp_path / "out", skip_bad_rows=True)
+    assert doc["skipped_rows"] == [{"rowid": 1, "reason": reason}]
+    assert history(tmp_path / "out", M2) == [
+        ("write", "2025-01-01T10:00:00Z", "Likes tea", "active")]
+
+
 def test_rows_out_of_sequence_are_bad(tmp_path):
     source = make_history(tmp_path / "h.db", [
         v2_row(1, M1, "UPDATE", "b", "2025-01-01 10:00:00", old="a"),
@@ -402,6 +421,8 @@ def test_source_file_is_not_changed(tmp_path):
     ("2025-03-03T10:15:42+00:00", "2025-03-03T10:15:42+00:00"),
     ("2025-05-03 09:00:00.750000+00:00", "2025-05-03T09:00:00.750000+00:00"),
     ("2025-05-03T09:00:00Z", "2025-05-03T09:00:00+00:00"),
+    ("9999-12-31T23:59:59+00:00", "9999-12-31T23:59:59+00:00"),    # the edges themselves
+    ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00+00:00"),
 ])
 def test_sqlite_times(text, expected):
     assert parse_sqlite_time(text, "t").isoformat() == expected

@@ -91,6 +91,30 @@ def test_every_command_works_on_a_store_holding_one(tmp_path, field, value):
     assert inspector("audit", root, "--verify").returncode == 0
 
 
+KEY = "sk-live-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
+
+
+@pytest.mark.parametrize("depth", [1000, 5000, 100_000])
+def test_scan_and_report_show_a_deep_value_s_findings_masked(tmp_path, depth):
+    """The human scan and the report read every found entry's value to mask its findings:
+    a value deeper than Python's parser goes (a verified log may hold one) must not crash."""
+    root = tmp_path / "s"
+    write_raw(root, [{**entry("M1", "svc", "k", "bad"), "value": deep(depth, KEY)},
+                     entry("M2", "svc", "j", "x")])
+    malformed = ('M1 (active) breaks the entry contract: field "value" is nested deeper than '
+                 '64 levels; it is never a belief: quarantine, retract or erase it')
+    credential = "M1's value looks like a credential (openai_key: sk-l…[40 chars])"
+    scanned = inspector("scan", root, "--wide")
+    assert scanned.returncode == 0, scanned.stderr[-500:]
+    assert malformed in scanned.stdout and credential in scanned.stdout
+    assert KEY not in scanned.stdout
+    made = inspector("report", root, "--format", "md", "--out", tmp_path / "r.md")
+    assert made.returncode == 0, made.stderr[-500:]
+    text = (tmp_path / "r.md").read_text()
+    assert f"| high | entry.malformed | M1 | {malformed} |" in text
+    assert "(openai\\_key: sk-l…\\[40 chars\\])" in text and KEY not in text
+
+
 def test_a_malformed_entry_can_be_quarantined_retracted_and_erased(tmp_path):
     root = tmp_path / "s"
     write_raw(root, [{**entry("M1", "svc", "k", "bad"), "observed_at": "2026-02-30T00:00:00Z"},
