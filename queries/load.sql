@@ -39,27 +39,32 @@ CHECKPOINT
 SET VARIABLE raw_first_line = $first_line::BIGINT
 
 -- name: raw_view_file
--- Rows of raw_file are in file order, so rowid + raw_first_line is the line number.
+-- Rows of raw_file are in file order, so rowid + raw_first_line is the line number. The fast
+-- read knows no mistyped field: the strict scan beside it sends a range holding one to the
+-- exact read (strictscan.refused).
 CREATE OR REPLACE VIEW raw AS
-SELECT rowid + getvariable('raw_first_line') AS line_no, NULL::VARCHAR AS parse_error, *
+SELECT rowid + getvariable('raw_first_line') AS line_no, NULL::VARCHAR AS parse_error,
+    NULL::VARCHAR[] AS mistyped, *
 FROM raw_file
 
 -- name: raw_lines
 -- Numbered lines handed over by Python (a tail of the log, or the whole log when the fast
 -- path found a problem and exact line numbers are needed). A NULL text was not UTF-8.
+-- mistyped: the envelope fields of a JSON type the VARCHAR columns below would hide
+-- (envelope.mistyped: "batch": 5 reads as '5').
 CREATE OR REPLACE TABLE raw_lines AS
 SELECT unnest($line_nos::BIGINT[]) AS line_no, unnest($texts::VARCHAR[]) AS text,
-    unnest($errors::VARCHAR[]) AS strict_error
+    unnest($errors::VARCHAR[]) AS strict_error, unnest($mistyped::VARCHAR[][]) AS mistyped
 
 -- name: raw_parse_lines
 -- The same shape as raw_file, parsed from numbered lines, with the reason a line is not JSON.
 CREATE OR REPLACE TABLE raw_parsed AS
-SELECT line_no, parse_error, unnest(json_transform(CASE WHEN parse_error IS NULL THEN text END,
+SELECT line_no, parse_error, mistyped, unnest(json_transform(CASE WHEN parse_error IS NULL THEN text END,
     '{"seq": "JSON", "at": "VARCHAR", "actor": "VARCHAR", "op": "VARCHAR", "memory_id": "VARCHAR",
       "batch": "VARCHAR", "body": {"after": "JSON", "reason": "VARCHAR", "erased": "VARCHAR"},
       "body_digest": "VARCHAR", "prev": "VARCHAR", "hash": "VARCHAR"}'))
 FROM (
-    SELECT line_no, text,
+    SELECT line_no, text, mistyped,
         CASE
             WHEN text IS NULL THEN 'not valid UTF-8'
             WHEN trim(text, ' ' || chr(9) || chr(13)) = '' THEN 'empty line'
@@ -72,19 +77,21 @@ FROM (
 
 -- name: raw_view_lines
 CREATE OR REPLACE VIEW raw AS
-SELECT line_no, parse_error, seq, "at", actor, op, memory_id, batch, body, body_digest, prev, hash
+SELECT line_no, parse_error, mistyped, seq, "at", actor, op, memory_id, batch, body, body_digest,
+    prev, hash
 FROM raw_parsed
 
 -- name: log_problems
 -- Envelope problems of the lines in `raw` (DESIGN §2.1, §7): the first reason per line.
--- Structure only: digests are audit's (audit.py checks they are hex and that they match).
+-- Structure only: whether digests match is audit's. envelope.line_problem is these rules and
+-- state_problems' in the same order and words, for audit --verify: change both together.
 -- $first_line is the line number of the first line in raw, $prev_seq the seq before it,
 -- $chained_before whether a chained line came before it.
 WITH first_chained AS (
     SELECT min(line_no) AS line_no FROM raw WHERE prev IS NOT NULL
 ), judged AS (
-    SELECT r.line_no, r.parse_error, r."at", r.actor, r.op, r.memory_id, r.body, r.body_digest,
-        r.prev, r.hash,
+    SELECT r.line_no, r.parse_error, coalesce(r.mistyped, []) AS mistyped, r."at", r.actor, r.op,
+        r.memory_id, r.body, r.body_digest, r.prev, r.hash,
         CASE WHEN json_type(r.seq) IN ('UBIGINT', 'BIGINT') THEN r.seq::BIGINT END AS seq,
         $prev_seq + r.line_no - $first_line + 1 AS expected,
         ($chained_before OR r.line_no > coalesce(f.line_no, r.line_no)) AS after_chained
@@ -103,12 +110,18 @@ SELECT line_no, seq, problem FROM (
                 THEN 'field "actor" is missing or not of the form class:id'
             WHEN op IS NULL OR NOT list_contains($ops, op) THEN 'field "op" is missing or unknown'
             WHEN memory_id IS NULL OR memory_id = '' THEN 'field "memory_id" is missing or empty'
-            WHEN body IS NULL THEN 'field "body" is missing or not an object'
-            WHEN body_digest IS NULL OR length(body_digest) <> 64
-                THEN 'field "body_digest" is missing or not a SHA-256'
+            WHEN list_contains(mistyped, 'memory_id') THEN 'field "memory_id" must be a string'
+            WHEN list_contains(mistyped, 'batch') THEN 'field "batch" must be a string or null'
+            WHEN list_contains(mistyped, 'batch_size') THEN 'field "batch_size" must be a positive integer'
+            WHEN body IS NULL OR list_contains(mistyped, 'body') THEN 'field "body" is missing or not an object'
+            WHEN body_digest IS NULL OR NOT regexp_full_match(body_digest, '[0-9a-f]{64}')
+                 OR list_contains(mistyped, 'body_digest')
+                THEN 'field "body_digest" is missing or not a SHA-256 (64 lower-case hex digits)'
             WHEN (prev IS NULL) <> (hash IS NULL) THEN 'fields "prev" and "hash" must come together'
-            WHEN prev IS NOT NULL AND (length(prev) <> 64 OR length(hash) <> 64)
-                THEN 'fields "prev" and "hash" must be SHA-256 digests'
+            WHEN (prev IS NOT NULL AND NOT (regexp_full_match(prev, '[0-9a-f]{64}')
+                                            AND regexp_full_match(hash, '[0-9a-f]{64}')))
+                 OR list_contains(mistyped, 'prev') OR list_contains(mistyped, 'hash')
+                THEN 'fields "prev" and "hash" must be SHA-256 digests (64 lower-case hex digits)'
             WHEN prev IS NULL AND after_chained THEN 'unchained line after a chained one'
             WHEN body.erased IS NOT NULL THEN NULL
             WHEN body.after IS NULL OR json_type(body.after) <> 'OBJECT'
@@ -138,19 +151,20 @@ SELECT line_no, seq::BIGINT AS seq, "at", actor, op, memory_id, batch, body.reas
     -- (json_transform would cast it), and the first required field that is absent (null is
     -- present: it is judged as a value). types[]: 1 entity, 2 attribute, 3 kind, 4 source,
     -- 5 layer, 6 scope, 7 observed_at, 8 valid_from, 9 valid_to, 10 expires_at, 11 subject,
-    -- 12 context, 13 retention, 14 sensitivity, 15 held_reason, 16 value.
+    -- 12 context, 13 retention, 14 sensitivity, 15 held_reason, 16 value, 17 id.
     ['entity', 'attribute', 'kind', 'source', 'layer', 'scope', 'observed_at', 'valid_from',
      'valid_to', 'expires_at', 'subject', 'context', 'retention', 'sensitivity', 'held_reason'][
         list_position(list_transform(types[1:15], lambda t: t IS NULL OR t IN ('VARCHAR', 'NULL')),
                       false)] AS not_text,
     ['entity', 'attribute', 'value', 'kind', 'source', 'observed_at'][list_position(
         [types[1], types[2], types[16], types[3], types[4], types[7]], NULL)] AS missing,
-    NULL::VARCHAR AS malformed
+    NULL::VARCHAR AS malformed,
+    coalesce(types[17] = 'VARCHAR', false) AS id_is_text
 FROM (
     SELECT *, json_type(body.after,
         ['$.entity', '$.attribute', '$.kind', '$.source', '$.layer', '$.scope', '$.observed_at',
          '$.valid_from', '$.valid_to', '$.expires_at', '$.subject', '$.context', '$.retention',
-         '$.sensitivity', '$.held_reason', '$.value']) AS types
+         '$.sensitivity', '$.held_reason', '$.value', '$.id']) AS types
     FROM raw
 )
 
@@ -162,7 +176,9 @@ SELECT line_no, seq, problem FROM (
     SELECT line_no, seq,
         CASE
             WHEN erased IS NOT NULL THEN NULL
-            WHEN s.id IS DISTINCT FROM memory_id THEN 'body.after.id does not match memory_id'
+            -- an id that is no string ("id": 5) is not memory_id "5", though s.id reads '5'
+            WHEN s.id IS DISTINCT FROM memory_id OR NOT id_is_text
+                THEN 'body.after.id does not match memory_id'
             WHEN op = 'erase' AND (s.status IS DISTINCT FROM 'erased' OR s.certificate IS NULL)
                 THEN 'an erase event needs body.after.status "erased" and a certificate'
             WHEN op <> 'erase' AND s.status = 'erased'

@@ -13,12 +13,10 @@ from pathlib import Path
 
 from . import jsonsafe
 from .chain import GENESIS, body_digest, canonical, line_hash, sha256_hex
-from .contract import is_real_time
 from .batches import whole_tail
 from .logfile import StorePaths
-from .model import OPS
+from .envelope import is_hex64, line_problem
 
-_HEX = set("0123456789abcdef")
 _BODY_KEY = b',"body":'
 _DIGEST_KEY = b',"body_digest":"'
 
@@ -65,10 +63,6 @@ def parse_line(raw: bytes) -> dict:
     return event
 
 
-def _is_hex64(value) -> bool:
-    return isinstance(value, str) and len(value) == 64 and set(value) <= _HEX
-
-
 def _digest_of_body(raw: bytes, event: dict) -> str:
     """SHA-256 of canonical(body); a canonical line holds it verbatim, so try that first."""
     start, end = raw.find(_BODY_KEY), raw.rfind(_DIGEST_KEY)
@@ -77,27 +71,6 @@ def _digest_of_body(raw: bytes, event: dict) -> str:
         if quick == event.get("body_digest"):
             return quick
     return body_digest(event["body"])
-
-
-def _envelope_problem(event: dict) -> str | None:
-    if not isinstance(event.get("seq"), int) or isinstance(event.get("seq"), bool):
-        return 'field "seq" is missing or not an integer'
-    for name in ("at", "actor", "memory_id"):
-        if not isinstance(event.get(name), str) or not event[name]:
-            return f'field "{name}" is missing or not a string'
-    if not is_real_time(event["at"]):
-        return 'field "at" is missing or not an RFC 3339 time'
-    if event.get("op") not in OPS:
-        return 'field "op" is missing or unknown'
-    if not isinstance(event.get("body"), dict):
-        return 'field "body" is missing or not an object'
-    if not _is_hex64(event.get("body_digest")):
-        return 'field "body_digest" is missing or not a hex SHA-256'
-    if ("prev" in event) != ("hash" in event):
-        return 'fields "prev" and "hash" must come together'
-    if "prev" in event and not (_is_hex64(event["prev"]) and _is_hex64(event["hash"])):
-        return 'fields "prev" and "hash" must be hex SHA-256'
-    return None
 
 
 def is_redacted(body: dict) -> bool:
@@ -128,7 +101,7 @@ class _Walk:
             self.chained = self.chained or b'"hash"' in raw
             self.prev_hash, self.prev_consistent = None, False
             return
-        bad = _envelope_problem(event)
+        bad = line_problem(event)        # what the loaders refuse, in their words
         if bad:
             self.problem(seq, f"line {seq}: {bad}")
             self.prev_hash = event.get("hash") if isinstance(event.get("hash"), str) else None
@@ -248,7 +221,7 @@ def finish(walk: _Walk, expect_head: str | None) -> None:
 
 def parse_head(text: str) -> tuple[int, str]:
     seq, _, digest = text.partition(":")
-    if not seq.isdigit() or not _is_hex64(digest):
+    if not seq.isdigit() or not is_hex64(digest):
         raise ValueError(f"{text!r} is not SEQ:HASH (e.g. 412:9f3c…, 64 hex digits)")
     return int(seq), digest
 

@@ -155,8 +155,10 @@ def _read_fast(store: "Store", start: int, end: int, torn: bytes | None) -> None
     if store.problems(first_line=first_line, prev_seq=state.seq, chained_before=state.chained):
         raise _NeedExactRead()
     # The head is read strictly (Store.finish); DuckDB's reader took a line the strict reading
-    # refuses (a duplicated key): the exact read names it.
-    if strictscan.judge_line(last_line(log, end).decode("utf-8", "replace"))[0]:
+    # refuses (a duplicated key) or whose envelope it read as text ("hash": 5): the exact read
+    # names it.
+    strict_error, _, mistyped = strictscan.judge_line(last_line(log, end).decode("utf-8", "replace"))
+    if strict_error or mistyped:
         raise _NeedExactRead()
 
 

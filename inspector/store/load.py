@@ -158,14 +158,15 @@ class Store:
         judged = [judge_line(t) for t in texts]
         self.con.execute(sql("raw_lines"), {
             "line_nos": list(range(first_line, first_line + len(texts))), "texts": texts,
-            "errors": [error for error, _ in judged]})
+            "errors": [error for error, _, _ in judged],
+            "mistyped": [fields for _, _, fields in judged]})
         self.con.execute(sql("raw_parse_lines"))
         self.con.execute(sql("raw_view_lines"))
         problems = self.problems(first_line=first_line, prev_seq=first_line - 1,
                                  chained_before=self.state.chained)
         if problems:
             raise LogProblem(*problems[0], more=len(problems) - 1, store=str(self.paths.root))
-        return {first_line + i: extras for i, (_, extras) in enumerate(judged) if extras}
+        return {first_line + i: extras for i, (_, extras, _) in enumerate(judged) if extras}
 
     def problems(self, **params) -> list[tuple[int, int | None, str]]:
         """What is wrong with the lines in `raw`: (line, seq, reason), in the log's order."""

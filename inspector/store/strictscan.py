@@ -33,6 +33,7 @@ import orjson
 
 from . import jsonsafe
 from .contract import extras_problem
+from .envelope import mistyped
 from .logfile import line_start_after
 
 BLOCK = 1 << 24
@@ -71,27 +72,32 @@ def _strictly_read(raw: bytes) -> tuple[bool, object]:
         return False, _NO           # not JSON: the fast read refuses it in its own words
 
 
-def judge_line(text: str | None) -> tuple[str | None, str | None]:
+def judge_line(text: str | None) -> tuple[str | None, str | None, list[str]]:
     """The strict reading of one line, as audit reads it: (what it finds wrong with the line: a
     byte-order mark, a duplicated key, a lone surrogate escape; what contract.extras_problem
-    finds wrong with its state's fields the loader's SQL does not judge)."""
+    finds wrong with its state's fields the loader's SQL does not judge; the envelope fields
+    of a JSON type the SQL's text columns hide: envelope.mistyped)."""
     if not text or not text.strip():
-        return None, None
+        return None, None, []
     try:
         event = jsonsafe.loads(text)
     except jsonsafe.NotStrict as exc:
-        return str(exc), None
+        return str(exc), None, []
     except ValueError:
-        return None, None      # not JSON at all: the SQL says so in its own words
-    return None, extras_problem(event)
+        return None, None, []      # not JSON at all: the SQL says so in its own words
+    if not isinstance(event, dict):
+        return None, None, []      # not an object: the SQL says so
+    return None, extras_problem(event), mistyped(event)
 
 
 def refused(raw: bytes, canonical_first: bool = True) -> bool:
     """Must the exact read take this line? True when the strict reading refuses it (a
-    duplicated key, a byte-order mark, a lone surrogate escape), or when its state holds a
-    field the fast read does not judge that breaks the entry contract (an unknown extra
-    nested too deep, or holding a non-finite or too large number: contract.extras_problem).
-    False for a line that is not JSON at all: the fast read refuses it."""
+    duplicated key, a byte-order mark, a lone surrogate escape), when its envelope holds a
+    field of a JSON type the fast read's text columns hide (`"batch": 5`: envelope.mistyped),
+    or when its state holds a field the fast read does not judge that breaks the entry
+    contract (an unknown extra nested too deep, or holding a non-finite or too large number:
+    contract.extras_problem). False for a line that is not JSON at all: the fast read refuses
+    it."""
     return _verdict(raw, canonical_first)[0]
 
 
@@ -105,7 +111,9 @@ def _verdict(raw: bytes, canonical_first: bool) -> tuple[bool, bool]:
         bad, event = _strictly_read(raw)
         if bad:
             return True, False
-    return event is not _NO and extras_problem(event) is not None, canonical
+    if event is _NO or not isinstance(event, dict):
+        return False, canonical
+    return bool(mistyped(event)) or extras_problem(event) is not None, canonical
 
 
 def first_refused(fd: int, start: int, end: int) -> int | None:

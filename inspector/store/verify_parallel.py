@@ -55,11 +55,19 @@ found nothing), and why hashing slices of it is exact:
   and the grammar's nesting is that of JSON. Neither finds a duplicated key (there is none)
   and the surrogate check finds nothing: `jsonsafe.loads` returns a dict — the one the
   grammar describes, with the envelope and body keys below — and raises nothing.
-* *Envelope.* The grammar fixes `seq` as a non-negative integer, `at` as a real time whose UTC
-  lies in years 1-9999 (`_AT`: no year 0000, no day a month lacks, no February 29th, an
-  offset only in years 0002-9998), `actor` and
-  `memory_id` as non-empty strings, `op` as one of `model.OPS` other than `erase`, `body` as an object,
-  `body_digest`, `prev` and `hash` as 64 lower-case hex digits: `_envelope_problem` is None.
+* *Envelope and state.* `envelope.line_problem` (the loaders' rules) is None: the grammar
+  fixes `seq` as a non-negative integer of at most 18 digits (below 2^63), `at` as a real
+  time whose UTC lies in years 1-9999 (`_AT`: no year 0000, no day a month lacks, no
+  February 29th, an offset only in years 0002-9998), `actor` as `class:id` (`_ACTOR`: a
+  lower-case letter, then letters, digits, `_` or `-`, a `:`, then one or more bytes none of
+  which is a control byte, a space, `"` or `\\`, so no character the loader's ASCII `\\S`
+  refuses), `op` as one of `model.OPS` other than `erase`, `memory_id` as a non-empty
+  string, `batch` as a string or null, `batch_size` (when present) as a positive integer,
+  `body` as an object, `body_digest`, `prev` and `hash` as 64 lower-case hex digits (both
+  present). The body has no `erased` key, its `after` is an object (never null) whose `id`
+  is a string written verbatim that `memory_id` repeats byte for byte (a backreference; equal
+  bytes without escapes are equal strings), and whose `status` is not the string `erased`
+  (the grammar admits no escape that spells it otherwise); `op` is not `erase`.
 * *Body.* The body's keys are `after`, `before`, `reason`, `salt`: `is_redacted` is false.
   `_digest_of_body` takes the bytes between the first `,"body":` and the last
   `,"body_digest":"` of the line. Before the body member the line holds only the members
@@ -144,11 +152,15 @@ _FIELD = {"context": _NULL_FIRST, "expires_at": _NULL_FIRST, "held_reason": _NUL
 _FAST_OPS = b"|".join(op.encode() for op in OPS if op != "erase")
 
 
-def _state(value: bytes) -> bytes:
-    """An entry state of the full schema (or null), its `value` matched by `value`."""
-    members = (b'"%s":' % k.encode() + (value if k == "value" else _FIELD.get(k, _VALUE))
-               for k in _STATE_KEYS)
-    return rb'(?>null|\{' + b",".join(members) + rb'\})'
+def _state(value: bytes, after: bool = False) -> bytes:
+    """An entry state of the full schema (or null), its `value` matched by `value`. The state
+    `after` an event is an object whose `id` (group after_id, a string written verbatim) the
+    envelope's `memory_id` repeats byte for byte, and whose status is not "erased"."""
+    fields = {**_FIELD, "value": value}
+    if after:
+        fields.update(id=rb'(?P<after_id>' + _S_ENV1 + rb')', status=rb'(?!"erased")' + _VALUE)
+    members = (b'"%s":' % k.encode() + fields.get(k, _VALUE) for k in _STATE_KEYS)
+    return rb'(?>' + (b'' if after else rb'null|') + rb'\{' + b",".join(members) + rb'\})'
 
 
 # `at`: a real calendar date in years 0001-9999 (February up to the 28th: a 29th goes to the
@@ -161,14 +173,19 @@ _AT = (rb'"(?:(?!0000)[0-9]{4}' + _DATE_TIME + rb'[Zz]'
        rb'|(?!0000|0001|9999)[0-9]{4}' + _DATE_TIME + rb'[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"')
 
 
+# `actor`: class:id as envelope.line_problem wants it, written verbatim (no escape, no space,
+# no control character: none of the whitespace the loader's RE2 \S excludes).
+_ACTOR = rb'"[a-z][a-z0-9_-]*+:[^"\\\x00-\x20]++"'
+
+
 def _line(after_value: bytes, before_value: bytes) -> bytes:
-    """A whole line, newline included; groups: body, digest, hash, prev, seq."""
-    body = (rb'\{"after":' + _state(after_value) + rb',"before":' + _state(before_value)
+    """A whole line, newline included; groups: body, after_id, digest, hash, prev, seq."""
+    body = (rb'\{"after":' + _state(after_value, after=True) + rb',"before":' + _state(before_value)
             + rb',"reason":' + _VALUE + rb',"salt":' + _VALUE + rb'\}')
-    return (rb'\{"actor":' + _S_ENV1 + rb',"at":' + _AT + rb',"batch":(?:null|' + _S_ENV + rb')'
-            rb'(?:,"batch_size":(?:0|-?[1-9][0-9]{0,17}+))?+'
+    return (rb'\{"actor":' + _ACTOR + rb',"at":' + _AT + rb',"batch":(?:null|' + _S_ENV + rb')'
+            rb'(?:,"batch_size":[1-9][0-9]{0,17}+)?+'
             rb',"body":(?P<body>' + body + rb'),"body_digest":"(?P<digest>[0-9a-f]{64})"'
-            rb',"hash":"(?P<hash>[0-9a-f]{64})","memory_id":' + _S_ENV1 + rb',"op":"(?:' + _FAST_OPS
+            rb',"hash":"(?P<hash>[0-9a-f]{64})","memory_id":(?P=after_id),"op":"(?:' + _FAST_OPS
             + rb')","prev":"(?P<prev>[0-9a-f]{64})","seq":(?P<seq>0|[1-9][0-9]{0,17}+)\}\n')
 
 
@@ -182,7 +199,7 @@ def _nested(depth: int) -> bytes:
 
 
 _FAST = re.compile(_line(_VALUE, _VALUE))
-assert list(_FAST.groupindex.values()) == [1, 2, 3, 4, 5]     # body, digest, hash, prev, seq
+assert list(_FAST.groupindex) == ["body", "after_id", "digest", "hash", "prev", "seq"]
 _FAST_OBJECTS: re.Pattern | None = None     # the same with objects in `value`: compiled when needed
 
 
@@ -275,7 +292,7 @@ def walk_chunk(source: tuple, start: int, end: int, assumed: State | None, want:
                 m = match(data, pos)
                 if m is not None:
                     body_start, body_end = m.span(1)
-                    digest_b, hash_b, prev_b, seq_b = m.group(2, 3, 4, 5)
+                    digest_b, hash_b, prev_b, seq_b = m.group(3, 4, 5, 6)
                 else:
                     m = _fast_objects().match(data, pos)
                     if m is not None and _objects_strict(data, m):

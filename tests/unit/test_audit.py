@@ -156,7 +156,7 @@ def test_every_sample_store_verifies_with_its_recorded_head(sample, name):
 def test_prev_and_hash_must_be_digests(store):
     edit_line(store, 2, lambda e: (e.__setitem__("prev", "xyz"), e.__setitem__("hash", "abc")))
     doc = report(store)
-    assert doc["problems"][0] == {"seq": 2, "problem": 'line 2: fields "prev" and "hash" must be hex SHA-256'}
+    assert doc["problems"][0] == {"seq": 2, "problem": 'line 2: fields "prev" and "hash" must be SHA-256 digests (64 lower-case hex digits)'}
 
 
 def test_an_envelope_problem_is_named_and_the_chain_still_checked_after_it(store):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from inspector.store.append import LogWriter, event_draft, init_store
 from inspector.store.load import Store
 from inspector.store.logfile import store_paths
 from inspector.store.registry import apply, plan
+from logtools import edit_line
 from storegen import deep, entry
 
 
@@ -414,3 +416,126 @@ def test_the_core_refuses_text_that_is_not_unicode_before_writing(tmp_path):
         assert str(refused.value) == ("--reason is not valid UTF-8 text (a lone surrogate): "
                                       "give it in UTF-8")
     assert (root / "events.jsonl").read_bytes() == log and not (root / "certificates").exists()
+
+
+# -- lines that are no event: every loader and audit --verify refuse them alike ---------------
+
+def _set(path: tuple, value):
+    """A change to a draft: the key at `path` set to `value` (deleted when value is _GONE)."""
+    def change(draft: dict) -> None:
+        node = draft
+        for key in path[:-1]:
+            node = node[key]
+        if value is _GONE:
+            del node[path[-1]]
+        else:
+            node[path[-1]] = value
+    return change
+
+
+_GONE = object()
+ACTOR = 'field "actor" is missing or not of the form class:id'
+AFTER = 'field "body.after" is missing or not an object'
+AFTER_ID = "body.after.id does not match memory_id"
+BATCH_SIZE = 'field "batch_size" must be a positive integer'
+CHAIN_HEX = 'fields "prev" and "hash" must be SHA-256 digests (64 lower-case hex digits)'
+NO_EVENT = {   # a change to line 2's draft (sealed after it) or to its sealed line -> the problem
+    "actor-capital": (_set(("actor",), "Agent:x"), ACTOR),
+    "actor-no-class": (_set(("actor",), "agent"), ACTOR),
+    "actor-space": (_set(("actor",), "agent:a b"), ACTOR),
+    "after-null": (_set(("body", "after"), None), AFTER),
+    "after-list": (_set(("body", "after"), [1]), AFTER),
+    "after-missing": (_set(("body", "after"), _GONE), AFTER),
+    "after-id-other": (_set(("body", "after", "id"), "M9"), AFTER_ID),
+    "after-id-missing": (_set(("body", "after", "id"), _GONE), AFTER_ID),
+    "after-id-a-number": (lambda d: (d.__setitem__("memory_id", "2"), d["body"]["after"].__setitem__("id", 2)),
+                          AFTER_ID),
+    "status-erased-in-a-write": (_set(("body", "after", "status"), "erased"),
+                                 'status "erased" is only written by an erase event'),
+    "erase-without-certificate": (_set(("op",), "erase"),
+                                  'an erase event needs body.after.status "erased" and a certificate'),
+    "memory_id-a-number": (lambda d: (d.__setitem__("memory_id", 2), d["body"]["after"].__setitem__("id", 2)),
+                           'field "memory_id" must be a string'),
+    "batch-a-number": (_set(("batch",), 5), 'field "batch" must be a string or null'),
+    "batch_size-text": (_set(("batch_size",), "2"), BATCH_SIZE),
+    "batch_size-0": (_set(("batch_size",), 0), BATCH_SIZE),
+    "batch_size-negative": (_set(("batch_size",), -1), BATCH_SIZE),
+    "batch_size-float": (_set(("batch_size",), 1.0), BATCH_SIZE),
+    "batch_size-true": (_set(("batch_size",), True), BATCH_SIZE),
+    "batch_size-null": (_set(("batch_size",), None), BATCH_SIZE),
+}
+SEALED = {     # a change to line 2 as written (its digests no longer matter: the line is no event)
+    "hash-upper-case": (lambda e: e.__setitem__("hash", e["hash"].upper()), CHAIN_HEX),
+    "prev-upper-case": (lambda e: e.__setitem__("prev", e["prev"].upper()), CHAIN_HEX),
+    "prev-and-hash-null": (lambda e: e.update(prev=None, hash=None), CHAIN_HEX),
+    "body_digest-upper-case": (lambda e: e.__setitem__("body_digest", e["body_digest"].upper()),
+                               'field "body_digest" is missing or not a SHA-256 (64 lower-case hex digits)'),
+}
+
+
+def three_lines(root: Path, change=None) -> None:
+    """M1, then M2's write with `change` made to its draft before it is sealed, then M3."""
+    paths = init_store(root)
+    draft = event_draft("write", "M2", "agent:x", after=entry("M2", "svc", "j", "w"))
+    if change:
+        change(draft)
+    with LogWriter(paths) as writer:
+        for line in ([event_draft("write", "M1", "agent:x", after=entry("M1", "svc", "k", "v"))],
+                     [draft],
+                     [event_draft("write", "M3", "agent:x", after=entry("M3", "svc", "l", "v"))]):
+            writer.append(line)
+
+
+def every_walk(root: Path) -> list[dict]:
+    """audit --verify's report from the reference walk and from the chunked one (one chunk, a
+    chunk a line, in this process)."""
+    from inspector.store import audit, verify_parallel
+    paths = store_paths(root)
+    walks = [audit.verify_sequential(paths)] + [
+        verify_parallel.verify(paths, workers=0, chunk_bytes=chunk) for chunk in (None, 1)]
+    return [{"doc": r.as_json(), "all": [(p.seq, p.text) for p in r.problems]} for r in walks]
+
+
+@pytest.mark.parametrize("case", sorted(NO_EVENT) + sorted(SEALED))
+def test_a_line_that_is_no_event_is_refused_by_loader_and_audit_alike(tmp_path, case):
+    """Every loading command refuses the log naming line 2 and sends the operator to
+    audit --verify, which names seq 2 with the same words (it once said "chain ✓ verified"),
+    by the reference walk and by the chunked one alike, in a pool of processes too."""
+    root = tmp_path / "s"
+    if case in NO_EVENT:
+        change, says = NO_EVENT[case]
+        three_lines(root, change)
+    else:
+        change, says = SEALED[case]
+        three_lines(root)
+        edit_line(root, 2, change)
+    for command in (("show", "M1"), ("beliefs",)):
+        done = inspector(command[0], root, *command[1:], "--json")
+        assert (done.returncode, "Traceback" in done.stderr) == (2, False), (command, done.stderr)
+        assert f"events.jsonl line 2 (seq 2): {says}; nothing was loaded" in done.stderr, command
+    audited = inspector("audit", root, "--verify", "--json")
+    doc = json.loads(audited.stdout)
+    assert (audited.returncode, doc["ok"], doc["first_bad_seq"], doc["problem"]) == (
+        1, False, 2, f"line 2: {says}")
+    reference, *chunked = every_walk(root)
+    assert reference["doc"] == doc and chunked == [reference, reference]
+    pooled = subprocess.run(
+        [sys.executable, "-m", "inspector", "audit", str(root), "--verify", "--json"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "INSPECTOR_VERIFY_WORKERS": "2", "INSPECTOR_VERIFY_CHUNK_BYTES": "200"})
+    assert json.loads(pooled.stdout) == doc
+
+
+@pytest.mark.parametrize("change", [_set(("batch_size",), 1), _set(("batch",), _GONE),
+                                    _set(("actor",), "agent:a\u00a0b")],
+                         ids=["batch_size-1", "batch-absent", "actor-no-break-space"])
+def test_an_envelope_both_take_is_taken_by_loader_and_audit_alike(tmp_path, change):
+    """A batch of one, a batch left out (null), a no-break space in the actor's id (the
+    loader's \\S is ASCII's): loaders and audit --verify take them alike."""
+    root = tmp_path / "s"
+    three_lines(root, change)
+    shown = inspector("show", root, "M2", "--json")
+    assert (shown.returncode, json.loads(shown.stdout)["entry"]["value"]) == (0, "w")
+    reference, *chunked = every_walk(root)
+    assert (reference["doc"]["ok"], reference["doc"]["events"]) == (True, 3)
+    assert chunked == [reference, reference]

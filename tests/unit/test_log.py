@@ -63,7 +63,7 @@ def test_a_bad_line_is_named_by_line_and_seq(tmp_path, damage, line, seq, reason
     ("actor", "nobody", 'field "actor" is missing or not of the form class:id'),
     ("op", "delete", 'field "op" is missing or unknown'),
     ("memory_id", "", 'field "memory_id" is missing or empty'),
-    ("body_digest", "abc", 'field "body_digest" is missing or not a SHA-256'),
+    ("body_digest", "abc", 'field "body_digest" is missing or not a SHA-256 (64 lower-case hex digits)'),
 ])
 def test_envelope_fields_are_checked(tmp_path, field, value, reason):
     store = small(tmp_path)

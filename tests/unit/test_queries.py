@@ -300,7 +300,8 @@ def test_numbered_lines_and_their_problems(bc):
     good = json.dumps(log_lines(bc.root)[0])
     con.execute(sql("raw_lines"), {"line_nos": [1, 2, 3, 4, 5, 6],
                                    "texts": [good, None, "  ", "[1]", "{oops", good],
-                                   "errors": [None, None, None, None, None, "duplicate key 'seq'"]})
+                                   "errors": [None, None, None, None, None, "duplicate key 'seq'"],
+                                   "mistyped": [[]] * 6})
     con.execute(sql("raw_parse_lines"))
     con.execute(sql("raw_view_lines"))
     assert rows(con, "log_problems", first_line=1, prev_seq=0, chained_before=False,
@@ -316,7 +317,7 @@ def test_staged_lines_and_their_state_problems(bc):
     lines[2]["body"]["after"]["kind"] = "rumour"
     del lines[0]["hash"], lines[0]["prev"]
     con.execute(sql("raw_lines"), {"line_nos": [1, 2, 3], "texts": [json.dumps(x) for x in lines],
-                                   "errors": [None, None, None]})
+                                   "errors": [None, None, None], "mistyped": [[]] * 3})
     con.execute(sql("raw_parse_lines"))
     con.execute(sql("raw_view_lines"))
     con.execute(sql("staged"))
