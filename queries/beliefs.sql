@@ -1,17 +1,22 @@
 -- A view's beliefs: the judged entries and the belief table materialized from the macros,
 -- and what reads them (pages, rivals of one key, conflicts, a plan's belief diff).
 
+-- name: at_head
+-- Whether $tk is at or after every event's `at` (the state as of $tk is then `entries`): the
+-- `now` every statement that judges the store passes to its macros (macros.sql, state_at).
+SELECT $tk IS NOT NULL AND coalesce($tk >= max("at"), true) FROM versions
+
 -- name: support_materialize
 -- Which summaries are supported as of $tk, and their effective authority: the walk over the
 -- whole store that judging any part of it needs, done once (beliefs.materialize).
-CREATE OR REPLACE TABLE support AS SELECT * FROM support_at($tk)
+CREATE OR REPLACE TABLE support AS SELECT * FROM support_at($tk, $now)
 
 -- name: judged_range_starts
 -- The first key of each range of about $size judged entries after the first range, in key
 -- order: a key starts a range when the entries of the keys before it reach the next multiple
 -- of $size (a key is never split). None when every entry fits one range.
 WITH per_key AS (
-    SELECT entity, attribute, count(*) AS n FROM state_at($tk) GROUP BY entity, attribute
+    SELECT entity, attribute, count(*) AS n FROM state_at($tk, $now) GROUP BY entity, attribute
 ), placed AS (
     SELECT entity, attribute,
         (sum(n) OVER (ORDER BY entity, attribute ROWS UNBOUNDED PRECEDING) - n) // $size AS range_no
@@ -28,7 +33,7 @@ CREATE OR REPLACE TABLE judged AS FROM judged LIMIT 0
 -- The judged entries of one range of keys (support_materialize first), sorted by key: the
 -- ranges added in key order leave the table sorted, so that per-key lookups skip row groups.
 INSERT INTO judged
-SELECT * FROM judged_in_range($tk, $lo_entity, $lo_attribute, $hi_entity, $hi_attribute)
+SELECT * FROM judged_in_range($tk, $now, $lo_entity, $lo_attribute, $hi_entity, $hi_attribute)
 ORDER BY entity, attribute, scope, memory_id
 
 -- name: beliefs_empty
@@ -239,5 +244,5 @@ SELECT scope, entity, attribute, memory_id, value FROM beliefs_in($tk, $tk, NULL
 
 -- name: unsupported_among
 -- Which of the given summaries the belief rule would not support as of $tk.
-SELECT memory_id FROM support_at($tk)
+SELECT memory_id FROM support_at($tk, $now)
 WHERE NOT supported AND memory_id IN (SELECT unnest($ids::VARCHAR[]))

@@ -18,10 +18,10 @@ CREATE OR REPLACE TEMP TABLE diff_side (
 -- Justification edges of the entries as they stood at either time (what a belief rests on).
 CREATE OR REPLACE TEMP TABLE diff_edges AS
 SELECT DISTINCT src, dst FROM (
-    SELECT memory_id AS src, unnest(justification) AS dst FROM state_at($t1)
+    SELECT memory_id AS src, unnest(justification) AS dst FROM state_at($t1, $now1)
     WHERE len(justification) > 0
     UNION ALL
-    SELECT memory_id AS src, unnest(justification) AS dst FROM state_at($t2)
+    SELECT memory_id AS src, unnest(justification) AS dst FROM state_at($t2, $now2)
     WHERE len(justification) > 0
 )
 
@@ -58,7 +58,7 @@ WHERE v."at" <= $t2 AND v.entity IS NOT NULL
 -- `judged` as of $t, for the keys that can differ only (support and effective authority are
 -- still judged over the whole store).
 CREATE OR REPLACE TABLE judged AS
-SELECT * FROM judged_at($t)
+SELECT * FROM judged_at($t, $now)
 WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM diff_keys)
 
 -- name: diff_side_fill

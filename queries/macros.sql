@@ -24,15 +24,17 @@ WHERE v.entity IS NOT NULL AND v.malformed IS NULL    -- a malformed entry is ne
 
 -- name: macro_state_at
 -- state_replay(tk), read from `entries` (each entry's last version) when tk is at or after
--- every event's `at`, as it is for "now": then each entry's last event by seq is its last
--- one, which `entries` already holds. Replaying a million versions to find it is a wide
--- hash join: at 1M events (bench/out/store-1m) judging every entry took 0.8 s and peaked at
--- 656-676 MB that way, 0.6 s and 629 MB this way.
-CREATE OR REPLACE MACRO state_at(tk) AS TABLE
+-- every event's `at` (`now`, beliefs.at_head), as it is for "now": then each entry's last
+-- event by seq is its last one, which `entries` already holds. Replaying a million versions
+-- to find it is a wide hash join: at 1M events (bench/out/store-1m) judging every entry took
+-- 0.8 s and peaked at 656-676 MB that way, 0.6 s and 629 MB this way. `now` comes as a
+-- constant, so that the planner drops the branch not taken: decided here by a subquery, both
+-- branches ran (a 1M-event store of long values: 1.3 GB against 0.46 GB for one statement).
+CREATE OR REPLACE MACRO state_at(tk, now) AS TABLE
 SELECT * EXCLUDE (state) FROM entries
-WHERE entity IS NOT NULL AND malformed IS NULL AND tk >= (SELECT max("at") FROM versions)
+WHERE entity IS NOT NULL AND malformed IS NULL AND now
 UNION ALL
-SELECT * FROM state_replay(tk) WHERE tk < (SELECT max("at") FROM versions)
+SELECT * FROM state_replay(tk) WHERE NOT now
 
 -- name: macro_support_at
 -- DESIGN §3.2: which summaries are supported as of tk, and each one's effective authority.
@@ -49,16 +51,19 @@ SELECT * FROM state_replay(tk) WHERE tk < (SELECT max("at") FROM versions)
 -- - `below`: every node a summary of such a key reaches, with the summary's key;
 -- - `seen`: inside `below`, walking up from those observations, what values of the key each
 --   node rests on, kept as one value or "two or more" (a row changes at most twice: USING
---   KEY keeps one row a node and key; a value is its JSON text, '' for null);
+--   KEY keeps one row a node and key; a value is the SHA-256 of its JSON text, of '' for
+--   null: values are compared, never carried, since a store of long values once took 2 GB
+--   here, holding copies of them per key);
 -- - `done`: a topological walk up the summary graph (Kahn's algorithm): each summary counts
 --   the cited summaries not yet supported and is supported when that count reaches 0, which
 --   a summary in or above a cycle, or above an unsupported one, never does; it carries the
 --   least authority below.
-CREATE OR REPLACE MACRO support_at(tk) AS TABLE
+CREATE OR REPLACE MACRO support_at(tk, now) AS TABLE
 WITH RECURSIVE
 st AS MATERIALIZED (
-    SELECT memory_id, kind, status, scope, authority, entity, attribute, value, justification
-    FROM state_at(tk)
+    SELECT memory_id, kind, status, scope, authority, entity, attribute,
+        sha256(coalesce(value::VARCHAR, '')) AS value_digest, justification
+    FROM state_at(tk, now)
 ),
 summ AS MATERIALIZED (SELECT * FROM st WHERE kind = 'summary'),
 cite AS (
@@ -75,10 +80,10 @@ torn AS MATERIALIZED (
     SELECT entity, attribute FROM st WHERE kind IN ('observation', 'summary')
     GROUP BY entity, attribute
     HAVING bool_or(kind = 'summary') AND bool_or(kind = 'observation')
-       AND count(DISTINCT coalesce(value::VARCHAR, '')) > 1
+       AND count(DISTINCT value_digest) > 1
 ),
 seed AS MATERIALIZED (
-    SELECT memory_id, entity, attribute, coalesce(value::VARCHAR, '') AS value FROM st
+    SELECT memory_id, entity, attribute, value_digest AS value FROM st
     WHERE kind = 'observation' AND (entity, attribute) IN (SELECT (entity, attribute) FROM torn)
 ),
 below(node, entity, attribute) AS (
@@ -122,7 +127,7 @@ contradicted AS (
     SELECT s.memory_id
     FROM summ s
     JOIN seen r ON r.node = s.memory_id AND r.entity = s.entity AND r.attribute = s.attribute
-    WHERE r.many OR r.one <> coalesce(s.value::VARCHAR, '')
+    WHERE r.many OR r.one <> s.value_digest
 ),
 local_bad AS MATERIALIZED (
     SELECT memory_id FROM summ WHERE len(justification) = 0
@@ -171,13 +176,13 @@ CREATE OR REPLACE MACRO key_in_range(entity, attribute, lo_entity, lo_attribute,
 -- authority (DESIGN §3.2). Only the fields the rule and a key's rivals read: with all 36
 -- fields of every entry sorted and windowed, judging the 1M bench store peaked at 629 MB;
 -- with these, 412 MB (`beliefs --json` 670 -> 595 MB).
-CREATE OR REPLACE MACRO judged_at(tk) AS TABLE
+CREATE OR REPLACE MACRO judged_at(tk, now) AS TABLE
 SELECT s.memory_id, s.entity, s.attribute, s.scope, s.depth, s.value, s.kind, s.source,
     s.principal, s.authority, s.status, s.observed_at, s.valid_from, s.valid_to,
     coalesce(p.supported, s.kind <> 'summary') AS supported,
     coalesce(p.eff_authority, s.authority) AS eff_authority
-FROM state_at(tk) s
-LEFT JOIN support_at(tk) p ON p.memory_id = s.memory_id
+FROM state_at(tk, now) s
+LEFT JOIN support_at(tk, now) p ON p.memory_id = s.memory_id
 
 -- name: macro_pre_reason
 -- DESIGN §3.4: why an entry is not a candidate in context ctx, the first reason that applies,

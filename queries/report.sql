@@ -26,7 +26,7 @@ WITH held AS (
         coalesce((SELECT max(h."at") FROM versions h
                   WHERE h.memory_id = s.memory_id AND h.op = 'hold' AND h."at" <= $tk), s."at")
             AS held_since
-    FROM state_at($tk) s
+    FROM state_at($tk, $now) s
     WHERE s.status = 'held'
 )
 SELECT count(*) AS held, arg_min(memory_id, (held_since, memory_id)) AS oldest_id,

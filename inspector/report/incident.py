@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 from ..present.mask import is_secret, mask_text, shown_value
 from ..store import detect
 from ..store import audit, diff, lineage, macros, scan
-from ..store.beliefs import RULE_NOTE
+from ..store.beliefs import RULE_NOTE, at_head
 from ..store.load import Store
 from ..store.model import SEVERITIES, format_time
 from ..store.queries import sql
@@ -154,8 +154,8 @@ def mask_words(text: str, value) -> str:
 
 
 def _held(store: Store, until: datetime) -> dict:
-    count, oldest, since = store.con.execute(macros.sql(store.con, "report_held_queue"),
-                                             {"tk": until}).fetchone()
+    count, oldest, since = store.con.execute(macros.sql(store.con, "report_held_queue"), {
+        "tk": until, "now": at_head(store.con, until)}).fetchone()
     return {"count": count, "oldest_id": oldest, "oldest_since": format_time(since)}
 
 

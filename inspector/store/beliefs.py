@@ -151,6 +151,12 @@ def materialize_in_transaction(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -
     return con.execute(sql("beliefs_count")).fetchone()[0]
 
 
+def at_head(con: duckdb.DuckDBPyConnection, tk: datetime | None) -> bool:
+    """Whether tk is at or after every event's time: the `now` the macros that judge the
+    store take (macros.sql, state_at), decided here so that their plans read one source."""
+    return con.execute(sql("at_head"), {"tk": tk}).fetchone()[0]
+
+
 def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool) -> Iterator[None]:
     """Build `judged` and `beliefs` a range of keys at a time, yielding after each range.
     keep: the tables grow to the whole view (materialize); else each range replaces the one
@@ -158,11 +164,12 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool) -> Ite
     as they come (a whole table printed) holds one range, and at the end both tables are
     emptied: nothing is left that looks like the whole view."""
     tk = spec.moment.tk
+    now = at_head(con, tk)
     params = {"tk": tk, "tv": spec.moment.tv, "ctx": spec.context}
-    con.execute(macros.sql(con, "support_materialize"), {"tk": tk})
+    con.execute(macros.sql(con, "support_materialize"), {"tk": tk, "now": now})
     size = PART_ENTRIES if keep else max(1, PART_ENTRIES // 2)
     starts = con.execute(macros.sql(con, "judged_range_starts"),
-                         {"tk": tk, "size": size}).fetchall()
+                         {"tk": tk, "now": now, "size": size}).fetchall()
     add_range = macros.sql(con, "judged_add_range")     # its macros checked once, not per range
     before = 0
     for n, (lo, hi) in enumerate(zip([(None, None), *starts], [*starts, (None, None)])):
@@ -171,7 +178,7 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool) -> Ite
             con.execute(sql("beliefs_empty"), params)
         bounds = {"lo_entity": lo[0], "lo_attribute": lo[1], "hi_entity": hi[0],
                   "hi_attribute": hi[1]}
-        con.execute(add_range, {"tk": tk, **bounds})
+        con.execute(add_range, {"tk": tk, "now": now, **bounds})
         con.execute(sql("beliefs_add_range"), {**params, **bounds, "before": before})
         before = con.execute(sql("beliefs_positions")).fetchone()[1] or before
         yield

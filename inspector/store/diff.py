@@ -18,7 +18,7 @@ from datetime import datetime
 
 from .engine import duckdb
 from . import macros
-from .beliefs import RULE_NOTE
+from .beliefs import RULE_NOTE, at_head
 from .errors import BadInput
 from .model import format_time
 from .queries import sql
@@ -45,11 +45,12 @@ def changes(con: duckdb.DuckDBPyConnection, t1: datetime, t2: datetime,
     try:
         times = {"t1": t1, "t2": t2}
         con.execute(sql("diff_tables_create"))
-        con.execute(macros.sql(con, "diff_edges_create"), times)
+        con.execute(macros.sql(con, "diff_edges_create"),
+                    {**times, "now1": at_head(con, t1), "now2": at_head(con, t2)})
         con.execute(sql("diff_reach_create"), times)
         con.execute(sql("diff_keys_create"), times)
         for side, moment in (("before", t1), ("after", t2)):
-            con.execute(macros.sql(con, "diff_judged"), {"t": moment})
+            con.execute(macros.sql(con, "diff_judged"), {"t": moment, "now": at_head(con, moment)})
             con.execute(sql("diff_side_fill"), {"side": side, "t": moment, "ctx": context})
         rows = con.execute(sql("diff_changes"), {**times, "max_causes": MAX_CAUSES,
                                                  "max_steps": MAX_STEPS}).fetchall()

@@ -15,6 +15,7 @@ from . import jsonsafe
 from . import gate, macros, policy
 from .append import LogWriter
 from .audit import parse_line
+from .beliefs import at_head
 from .errors import BadInput
 from .load import Store
 from .logfile import StorePaths
@@ -108,8 +109,9 @@ def _hold_unsupported(store: Store, drafts: list[dict]) -> None:
     if not summaries:
         return
     with store.what_if(drafts):
-        rows = store.con.execute(macros.sql(store.con, "unsupported_among"),
-                                 {"tk": now_utc(), "ids": list(summaries)}).fetchall()
+        tk = now_utc()
+        rows = store.con.execute(macros.sql(store.con, "unsupported_among"), {
+            "tk": tk, "now": at_head(store.con, tk), "ids": list(summaries)}).fetchall()
     for (memory_id,) in rows:
         draft = summaries[memory_id]
         draft["op"] = "hold"

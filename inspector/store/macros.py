@@ -29,20 +29,20 @@ MACROS_DERIVED = (
     ("macro_state_replay", [("MACRO state_replay(", "MACRO state_at_focus("),
                             ("FROM versions v\n", "FROM focus_versions v\n"),
                             ("FROM versions WHERE", "FROM focus_versions WHERE")]),
-    ("macro_support_at", [("MACRO support_at(", "MACRO support_at_focus("),
-                          ("FROM state_at(tk)", "FROM state_at_focus(tk)")]),
-    ("macro_judged_at", [("MACRO judged_at(", "MACRO judged_at_focus("),
-                         ("FROM state_at(tk)", "FROM state_at_focus(tk)"),
-                         ("JOIN support_at(tk)", "JOIN support_at_focus(tk)")]),
+    ("macro_support_at", [("MACRO support_at(tk, now)", "MACRO support_at_focus(tk)"),
+                          ("FROM state_at(tk, now)", "FROM state_at_focus(tk)")]),
+    ("macro_judged_at", [("MACRO judged_at(tk, now)", "MACRO judged_at_focus(tk)"),
+                         ("FROM state_at(tk, now)", "FROM state_at_focus(tk)"),
+                         ("JOIN support_at(tk, now)", "JOIN support_at_focus(tk)")]),
 )
 # The macros that judge the whole store, each defined after those it uses, when first needed.
 WHOLE = ("macro_state_replay", "macro_state_at", "macro_support_at", "macro_judged_at")
 # judged_at for one range of keys, reading the summaries' support from the `support` table
 # (beliefs.in_ranges walks the store once, then judges it a range at a time).
 WHOLE_DERIVED = (
-    ("macro_judged_at", [("MACRO judged_at(tk)", "MACRO judged_in_range(tk, lo_entity, "
-                          "lo_attribute, hi_entity, hi_attribute)"),
-                         ("JOIN support_at(tk) p ON p.memory_id = s.memory_id",
+    ("macro_judged_at", [("MACRO judged_at(tk, now)", "MACRO judged_in_range(tk, now, "
+                          "lo_entity, lo_attribute, hi_entity, hi_attribute)"),
+                         ("JOIN support_at(tk, now) p ON p.memory_id = s.memory_id",
                           "JOIN support p ON p.memory_id = s.memory_id\nWHERE key_in_range("
                           "s.entity, s.attribute, lo_entity, lo_attribute, hi_entity, "
                           "hi_attribute)")]),

@@ -138,8 +138,8 @@ def _judged(store: Store, keep_view: bool) -> list[Finding]:
     with store.scratch() if keep_view else nullcontext():
         rows = [row for _ in beliefs.in_ranges(store.con, spec, keep=False)
                 for row in store.con.execute(sql("scan_contested")).fetchall()]
-        unsupported = store.con.execute(macros.sql(store.con, "scan_unsupported"),
-                                        {"tk": spec.moment.tk}).fetchall()
+        unsupported = store.con.execute(macros.sql(store.con, "scan_unsupported"), {
+            "tk": spec.moment.tk, "now": beliefs.at_head(store.con, spec.moment.tk)}).fetchall()
     contested = [Finding("belief.contested", m, f"{m}, the belief for {entity} · {attribute} in "
                                                 f"{scope or 'the global scope'!r}, is contested by "
                                                 f"{_ids(others)} (same authority and scope, another value)")

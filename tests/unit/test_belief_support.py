@@ -70,7 +70,8 @@ def store(tmp_path_factory):
 
 def test_which_summaries_the_rule_supports(store):
     rows = store.con.execute(macros.sql(store.con, "unsupported_among"),
-                             {"tk": NOW.tk, "ids": list(SUMMARIES)}).fetchall()
+                             {"tk": NOW.tk, "now": B.at_head(store.con, NOW.tk),
+                              "ids": list(SUMMARIES)}).fetchall()
     assert sorted(r[0] for r in rows) == sorted(k for k, (_, ok, _) in SUMMARIES.items() if not ok)
 
 

@@ -34,7 +34,7 @@ def _chain(n: int, *, value_of=lambda i: 1, authority_of=lambda i: 5, attribute_
 
 def _support(store: Store) -> dict[str, tuple[bool, int | None]]:
     macros.whole(store.con)
-    rows = store.con.execute("SELECT memory_id, supported, eff_authority FROM support_at(now())")
+    rows = store.con.execute("SELECT memory_id, supported, eff_authority FROM support_at(now(), true)")
     return {m: (s, a) for m, s, a in rows.fetchall()}
 
 

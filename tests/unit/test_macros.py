@@ -76,7 +76,8 @@ def test_a_store_binds_them_only_when_a_statement_needs_them(tmp_path):
         assert defined(store.con) == ["judged_at", "judged_in_range", "state_at", "state_replay",
                                       "support_at"]
         rows = store.con.execute(macros.sql(store.con, "unsupported_among"),
-                                 {"tk": "2026-01-01T00:00:00Z", "ids": ["M0", "M1"]}).fetchall()
+                                 {"tk": "2026-01-01T00:00:00Z", "now": True,
+                                  "ids": ["M0", "M1"]}).fetchall()
         assert rows == []
     finally:
         store.close()

@@ -404,7 +404,8 @@ def test_conflicts(bc, mt):
 
 
 def test_unsupported_among(bc):
-    assert firsts(bc.con, "unsupported_among", tk=T, ids=["M2", "M3", "M4", "M7"]) == ["M4"]
+    assert firsts(bc.con, "unsupported_among", tk=T, now=beliefs.at_head(bc.con, T),
+                  ids=["M2", "M3", "M4", "M7"]) == ["M4"]
 
 
 def test_the_beliefs_of_focus_keys(bc):
@@ -552,9 +553,11 @@ def test_an_erased_subject_is_suppressed(bc):
 def test_scan_findings(bc, mt):
     con = bc.con
     assert rows(con, "scan_scope_leak") == [("M4", ["M2"], "repo:svc")]
-    assert rows(con, "scan_unsupported", tk=T) == []                 # `support` not filled yet
-    con.execute(macros.sql(con, "support_materialize"), {"tk": T})
-    assert rows(con, "scan_unsupported", tk=T) == [("M4", ["M2"])]
+    now = beliefs.at_head(con, T)
+    assert now is True
+    assert rows(con, "scan_unsupported", tk=T, now=now) == []        # `support` not filled yet
+    con.execute(macros.sql(con, "support_materialize"), {"tk": T, "now": now})
+    assert rows(con, "scan_unsupported", tk=T, now=now) == [("M4", ["M2"])]
     assert rows(con, "scan_echo") == [("M7", "M1", ["M3", "M6"])]
     assert rows(con, "scan_dangling") == []
     assert rows(con, "scan_expired", now=T) == []
@@ -652,8 +655,8 @@ def test_the_empty_judged_table_has_judged_ats_columns():
                         "WHERE table_name = 'judged' ORDER BY column_index").fetchall()
     assert [name for name, _ in table][:5] == ["memory_id", "entity", "attribute", "scope", "depth"]
     assert table[4] == ("depth", "INTEGER") and len(table) == 16
-    for query in ("SELECT * FROM judged_at(NULL::TIMESTAMPTZ)",
+    for query in ("SELECT * FROM judged_at(NULL::TIMESTAMPTZ, false)",
                   "SELECT * FROM judged_at_focus(NULL::TIMESTAMPTZ)",
-                  "SELECT * FROM judged_in_range(NULL::TIMESTAMPTZ, '', '', '', '')"):
+                  "SELECT * FROM judged_in_range(NULL::TIMESTAMPTZ, false, '', '', '', '')"):
         described = con.execute(f"DESCRIBE {query}").fetchall()
         assert [(name, kind) for name, kind, *_ in described] == table, query
