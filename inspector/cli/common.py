@@ -96,7 +96,7 @@ def _announce_whole_read(size: int, why: str) -> None:
 def open_store(path: Path, scope: Optional[str] = None) -> Store:
     store = Store(path, scope=scope, on_whole_read=_announce_whole_read)
     for warning in store.state.warnings:
-        if "incomplete last line" in warning:
+        if "incomplete last line" in warning or "settled an erasure" in warning:
             from .lines import say
             say(f"note: {warning}")
     return store

@@ -22,6 +22,7 @@ from ..store.load import Store
 from ..store.logfile import store_paths
 from ..store.model import format_time
 from ..store.queries import sql
+from ..store.recovery import settle_if_idle
 from . import jsonout
 from .common import (JSON, NO_SCOPE, SCOPE, app, lazy, open_store, refuse_scope, run, time_option,
                      where)
@@ -163,6 +164,9 @@ def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Chec
             except ValueError as exc:
                 raise BadInput(f"--expect-head: {exc}") from None
         if verify or expect_head:
+            if settle_if_idle(paths):     # a crashed erasure: the log is checked as it ends
+                output.say(f"note: {paths.root}: settled an erasure that was interrupted (finished or "
+                    "undone, as the log says)")
             doc = audit_mod.verify(paths, expect_head).as_json()
             if doc["ok"] is False:
                 view.discard(paths)       # never answer from a view of a log found tampered with

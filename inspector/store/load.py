@@ -27,6 +27,7 @@ from .contract import value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
 from . import coldload, connection, view
+from .recovery import settle_if_idle
 from .strictscan import judge_line
 from .connection import EMPTY_BASE
 
@@ -77,6 +78,9 @@ class Store:
         exposure = warn_once(self.paths) if warn else None
         if exposure:
             self.state.warnings.append(exposure)
+        if settle_if_idle(self.paths):
+            self.state.warnings.append(f"{self.paths.root}: settled an erasure that was "
+                                       "interrupted (finished or undone, as the log says)")
         self.con = connection.prepared(scope)
         self.base_seq = 0               # the last seq the attached persistent view holds
         self.generation = 0             # how many times the whole log was loaded again

@@ -1,5 +1,7 @@
 """Recovery: what the next writer finishes or undoes after a crash in the middle of an
-erasure, before it appends anything (DESIGN §6, "Recovery finishes the job").
+erasure, before it appends anything (DESIGN §6, "Recovery finishes the job"); and, so that the
+erased bytes do not wait for a write, whoever opens the store first when no writer is at work
+(`settle_if_idle`: every command that loads the store, and `audit --verify`).
 
 An erasure writes, in order: a pending certificate `certificates/<id>.json.pending`, the
 rewritten log in a temp file `.events.jsonl.tmp-*`, the rename of that temp over the log,
@@ -16,10 +18,12 @@ lock is held is stale (only a writer holding the lock makes one) and is deleted.
 
 from __future__ import annotations
 
+import fcntl
 import os
 
+from .errors import BadInput
 from .files import fsync_dir, is_temp_of, remove_tree
-from .logfile import LOG_NAME, StorePaths
+from .logfile import LOG_NAME, StorePaths, check_writable
 
 PENDING = ".json.pending"
 
@@ -40,6 +44,30 @@ def settle_certificates(paths: StorePaths) -> None:
         fsync_dir(paths.certificates)
     elif stale:
         fsync_dir(paths.root)
+
+
+def settle_if_idle(paths: StorePaths) -> bool:
+    """Settle a crashed erasure now if one left a pending certificate and no writer holds the
+    store's lock (an erasure at work holds it: its pending certificate is no crash); return
+    whether it did. Best effort: a store this process cannot lock or write, or one a writer
+    would refuse, is left to the next writer."""
+    if not _pending(paths):
+        return False
+    try:
+        fd = os.open(paths.lock, os.O_RDWR | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        check_writable(paths)
+        if not _pending(paths):         # a writer settled it between the look and the lock
+            return False
+        settle_certificates(paths)
+        return True
+    except (OSError, BadInput):
+        return False
+    finally:
+        os.close(fd)                    # (the lock goes with the descriptor)
 
 
 def drop_residue(paths: StorePaths) -> None:

@@ -5,7 +5,9 @@ certificate exists exactly when the redacted log does."""
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
+import os
 import subprocess
 import sys
 import urllib.parse
@@ -112,3 +114,51 @@ def test_recovery_is_idempotent_and_runs_before_any_append(tmp_path, stage):
         pass
     twice = sorted((str(p.relative_to(root)), p.read_bytes()) for p in root.rglob("*") if p.is_file())
     assert once == twice and residue(root) == []
+
+
+@pytest.mark.parametrize("command", [["show", "B", "--json"], ["audit", "--verify", "--json"]])
+@pytest.mark.parametrize("stage", ["erase:after_pending", "erase:after_rename",
+                                   "erase:after_dir_fsync", "erase:before_certificate"])
+def test_the_next_command_that_reads_settles_a_crashed_erasure(tmp_path, stage, command):
+    """The erased bytes do not wait for a write: the first command that opens the store (or
+    verifies it) while no writer is at work finishes the erasure, or undoes it when the log
+    was not replaced, and says so on stderr."""
+    root = crash_store(tmp_path)
+    assert subprocess.run([sys.executable, str(CHILD), "erase", str(root), stage]).returncode == 9
+    redacted = CANARIES[0].split(" ")[0].encode() not in (root / "events.jsonl").read_bytes()
+    assert redacted == (stage != "erase:after_pending")
+    done = subprocess.run([sys.executable, "-m", "inspector", command[0], str(root), *command[1:]],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "settled an erasure that was interrupted (finished or undone, as the log says)" \
+        in done.stderr
+    certificates = sorted(p.name for p in (root / "certificates").iterdir())
+    assert len(certificates) == (1 if redacted else 0) and not [
+        c for c in certificates if not c.endswith(".json")], certificates
+    assert verify(store_paths(root)).ok
+    if redacted:
+        assert residue(root) == []
+
+
+def test_a_pending_certificate_is_left_alone_while_a_writer_holds_the_lock(tmp_path):
+    """A pending certificate beside a held lock is an erasure at work, not a crash."""
+    root = crash_store(tmp_path)
+    assert subprocess.run([sys.executable, str(CHILD), "erase", str(root),
+                           "erase:after_rename"]).returncode == 9
+    pending = sorted(p.name for p in (root / "certificates").iterdir())
+    assert len(pending) == 1 and pending[0].endswith(".json.pending")
+    lock = os.open(root / ".lock", os.O_RDWR)
+    fcntl.flock(lock, fcntl.LOCK_EX)                     # as a writer at work holds it
+    try:
+        store = Store(root, warn=False)
+        assert sorted(p.name for p in (root / "certificates").iterdir()) == pending
+        assert not [w for w in store.state.warnings if "settled" in w]
+        store.close()
+    finally:
+        os.close(lock)
+    store = Store(root, warn=False)
+    assert [w for w in store.state.warnings if "settled" in w] == [
+        f"{root}: settled an erasure that was interrupted (finished or undone, as the log says)"]
+    assert sorted(p.name for p in (root / "certificates").iterdir()) == [pending[0][:-len(".pending")]]
+    store.close()
+    assert residue(root) == []
