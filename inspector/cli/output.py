@@ -157,16 +157,22 @@ def print_beliefs(doc: dict, display: Display = PLAIN) -> None:
                    + f" — {doc['rule']}", style="dim"))
 
 
+SHOWN_FIELDS = ("id", "kind", "layer", "status", "held_reason", "source", "authority", "confidence",
+                "scope", "subject", "observed_at", "valid_from", "valid_to", "justification",
+                "context", "sensitivity", "retention", "expires_at", "tags")
+
+
 def print_show(doc: dict, display: Display = PLAIN) -> None:
     out, entry = console(), doc["entry"]
     entry_display = Display(display.wide, display.reveal, {**display.fields, entry.get("id") or "": entry})
     line(out, cell(entry.get("entity")), " · ", cell(entry.get("attribute")), " = ",
          entry_display.value_text(entry.get("id"), entry.get("value"), out.width))
-    for name in ("id", "kind", "layer", "status", "held_reason", "source", "authority", "confidence",
-                 "scope", "subject", "observed_at", "valid_from", "valid_to", "justification",
-                 "context", "sensitivity", "retention", "expires_at", "tags"):
+    for name in SHOWN_FIELDS:
         if entry.get(name) not in (None, [], ""):
             line(out, Text(f"  {name:<15}", style="dim"), value_text(entry[name]))
+    for name in sorted(set(entry) - set(SHOWN_FIELDS) - {"entity", "attribute", "value"}):
+        named = cell(name)          # an unknown extra field, kept as written: its name is untrusted
+        line(out, Text("  "), named, Text(" " * max(1, 15 - named.cell_len)), value_text(entry[name]))
     if doc.get("why"):
         line(out, Text(f"why: {doc['why']}" if doc["reason"] == "belief" else
                        f"not the belief: {doc['reason']}", style="bold"))

@@ -35,10 +35,11 @@ def ingest(store: Path, feed: Path = typer.Argument(..., metavar="FILE", help="E
     def go():
         refuse_scope(scope, "ingest")
         result = ingest_mod.ingest(store_paths(store), feed, actor=actor, skip_bad_lines=skip_bad_lines)
+        refused = result.rejected and not skip_bad_lines
         if as_json:
             jsonout.print_json(result.as_json())
-        else:
+        elif not refused:               # a refusal is its one error line
             print_ingest(result)
-        if result.rejected and not skip_bad_lines:
+        if refused:
             raise result.refusal()
     run(go)

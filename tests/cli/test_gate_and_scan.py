@@ -158,3 +158,12 @@ def test_an_expiry_in_year_1_is_written_with_four_digits(tmp_path):
     found = inspector("scan", store, "--json").json["findings"]
     assert [f["message"] for f in found] == [
         "F expired at 0001-01-01T00:00:01Z and is still active: `inspector expire STORE --due`"]
+
+
+def test_a_refused_feed_is_one_error_line(tmp_path, store):
+    bad = feed(tmp_path, {"id": "X"}, line("A2", "w"), {"id": "Y"}, name="bad.jsonl")
+    refused = inspector("ingest", store, bad)
+    assert (refused.code, refused.stdout) == (2, "")
+    assert refused.stderr == (f'error: {bad} line 1: field "entity" is missing (and 1 more bad line); '
+                              "nothing was written (fix the line, or pass "
+                              "--skip-bad-lines to write the others)\n")

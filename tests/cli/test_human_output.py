@@ -133,3 +133,12 @@ def test_a_hostile_id_reaches_no_terminal_as_control(tmp_path, command):
     out = run(root, *command, columns=200)
     assert not set(out) & {"\x1b", "\x07", "\x9b", "\u202e"}, out
     assert "RED" in out and "\\x1b" in out
+
+
+def test_show_prints_unknown_extra_fields_as_written(tmp_path):
+    root = build(tmp_path / "s", [(day("01:00:00"), "write",
+                                   {**entry("E1", attribute="a"), "legal_hold": True,
+                                    "x\x1b[31m": {"k": [1, 2]}})])
+    lines = run(root, "show", "E1", columns=200).splitlines()
+    assert "  legal_hold     true" in lines
+    assert "  x\\x1b[31m      {\"k\": [1, 2]}" in lines
