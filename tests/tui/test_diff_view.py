@@ -110,3 +110,23 @@ def test_a_time_that_is_not_rfc_3339_is_said_and_nothing_changes(tmp_path):
             assert any("'yesterday' is not an RFC 3339 time" in str(n.message)
                        for n in app._notifications)
     run(main())
+
+
+def test_the_default_window_starts_at_year_1_when_the_hour_before_would_not_exist(tmp_path):
+    """An as-of time within an hour of the first instant there is: the window starts at it."""
+    store = private_copy(INCIDENT, tmp_path / "store")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("t", *"0001-01-01T00:30:00Z", "enter")
+            await until(pilot, lambda: app.status.as_of == "0001-01-01T00:30:00Z")
+            await settle(pilot)
+            await pilot.press("8")
+            await settle(pilot, lambda a: "changed from" in str(
+                a.screen.query_one("#diff-status").render()))
+            status = str(app.screen.query_one("#diff-status").render())
+            assert status.startswith("0 beliefs changed from 0001-01-01T00:00:00Z to "
+                                     "0001-01-01T00:30:00Z (the hour before the as-of time on screen)")
+    run(main())

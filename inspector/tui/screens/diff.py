@@ -7,7 +7,7 @@ them, and enter on a cause jumps to its entry."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from rich.text import Text
 from textual import on, work
@@ -31,6 +31,7 @@ from .base import InspectorScreen
 from .tables import id_column
 
 WINDOW = timedelta(hours=1)       # the default window: the hour before its end
+EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
 CHANGE_STYLE = {"started": "bold green", "stopped": "bold red", "changed": "bold yellow",
                 "markers": "yellow"}
 
@@ -126,7 +127,8 @@ class DiffScreen(InspectorScreen):
             to, why = parse_time(as_of), "the as-of time on screen"
         else:
             to, why = now_utc(), "now"
-        start = parse_time(typed["from"]) if typed["from"] else to - WINDOW
+        # Nothing precedes the first instant there is (year 1): the window then starts at it.
+        start = parse_time(typed["from"]) if typed["from"] else max(to, EARLIEST + WINDOW) - WINDOW
         if not typed["from"]:
             why = f"the hour before {why or 'to'}"
         return start, to, why
