@@ -115,9 +115,12 @@ def _manifest(data: bytes) -> set[str] | None:
     if end < 0:
         return None
     try:
-        return set(json.loads(data[start + len(MANIFEST):end]))
-    except ValueError:
+        listed = json.loads(data[start + len(MANIFEST):end])
+    except (ValueError, RecursionError):     # a hand-edited manifest: search the bytes instead
         return None
+    if not isinstance(listed, list) or not all(isinstance(i, str) for i in listed):
+        return None
+    return set(listed)
 
 
 def _forms(memory_id: str) -> set[bytes]:

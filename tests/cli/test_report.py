@@ -245,6 +245,24 @@ def test_erasure_deletes_the_reports_that_mention_its_subject(tmp_path):
     assert certificate["reports_deleted"] == [f"reports/{about.name}"]
 
 
+@pytest.mark.parametrize("manifest", ["[" * 100_000 + "]" * 100_000, '{"U1": 1}', "[[1]]", "[1, 2"],
+                         ids=["deep", "object", "nested", "cut"])
+def test_a_hand_edited_manifest_never_stops_an_erasure(tmp_path, manifest):
+    """A report whose manifest line (the ids it mentions) was edited into anything but a list
+    of ids is searched byte for byte instead: one that names the id is deleted, no traceback."""
+    store = build(tmp_path / "s", [
+        (day("01:00:00"), "write", entry("U1", entity="user:9", subject="user:9", value="lives in Oslo",
+                                         observed_at=day("01:00:00")))])
+    reports = store / "reports"
+    reports.mkdir(mode=0o700)
+    edited = reports / "report-edited.md"
+    edited.write_text(f"<!-- inspector-report mentions: {manifest} -->\nU1 lives in Oslo\n")
+    result = inspector("erase", store, "--subject", "user:9", "--reason", "DSR-9", "--operator", "a", "--json")
+    assert result.code == 0, result.stderr
+    assert result.json["certificate"]["reports_deleted"] == ["reports/report-edited.md"]
+    assert not edited.exists()
+
+
 # -- rendered in a real browser ------------------------------------------------------------
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
