@@ -123,6 +123,8 @@ SELECT line_no, seq, problem FROM (
                  OR list_contains(mistyped, 'prev') OR list_contains(mistyped, 'hash')
                 THEN 'fields "prev" and "hash" must be SHA-256 digests (64 lower-case hex digits)'
             WHEN prev IS NULL AND after_chained THEN 'unchained line after a chained one'
+            WHEN list_contains(mistyped, 'body.erased')
+                THEN 'a redacted body is {"erased": "<certificate-id>"} alone'
             WHEN body.erased IS NOT NULL THEN NULL
             WHEN body.after IS NULL OR json_type(body.after) <> 'OBJECT'
                 THEN 'field "body.after" is missing or not an object'

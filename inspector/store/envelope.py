@@ -38,6 +38,7 @@ AFTER = 'field "body.after" is missing or not an object'
 AFTER_ID = "body.after.id does not match memory_id"
 ERASE_SHAPE = 'an erase event needs body.after.status "erased" and a certificate'
 ERASED_STATUS = 'status "erased" is only written by an erase event'
+REDACTED_SHAPE = 'a redacted body is {"erased": "<certificate-id>"} alone'
 
 
 def is_hex64(value) -> bool:
@@ -59,7 +60,8 @@ def _batch_size_ok(event: dict) -> bool:
 
 def mistyped(event: dict) -> list[str]:
     """The envelope fields present with a JSON type the loader's text columns would hide
-    (`"batch": 5` reads as '5'): memory_id, batch, batch_size, body, body_digest, prev, hash."""
+    (`"batch": 5` reads as '5'): memory_id, batch, batch_size, body, body_digest, prev, hash;
+    and body.erased, a redacted body that is more than {"erased": "<certificate-id>"}."""
     bad = [name for name in ("memory_id", "body_digest", "prev", "hash")
            if name in event and not isinstance(event[name], str)
            and (event[name] is not None or name in ("prev", "hash"))]
@@ -69,7 +71,15 @@ def mistyped(event: dict) -> list[str]:
         bad.append("batch_size")
     if "body" in event and not isinstance(event["body"], dict):
         bad.append("body")
+    elif isinstance(event.get("body"), dict) and not _redaction_ok(event["body"]):
+        bad.append("body.erased")
     return bad
+
+
+def _redaction_ok(body: dict) -> bool:
+    """No `erased` (or null: an ordinary body), or exactly {"erased": "<certificate-id>"}. The
+    loader reads `erased` as text and drops the other keys, so it cannot tell on its own."""
+    return body.get("erased") is None or (len(body) == 1 and isinstance(body["erased"], str))
 
 
 def line_problem(event: dict) -> str | None:
@@ -115,11 +125,11 @@ def _chain_fields(event: dict) -> str | None:
 
 
 def _state(event: dict) -> str | None:
-    """The entry state after the event. A body naming an erasure (`erased` not null) has none:
-    the loader takes it as redacted, and audit checks it against its certificate."""
+    """The entry state after the event. A redacted body ({"erased": "<certificate-id>"} alone)
+    has none: audit checks it against its certificate."""
     body = event["body"]
     if body.get("erased") is not None:
-        return None
+        return None if _redaction_ok(body) else REDACTED_SHAPE
     after = body.get("after")
     if not isinstance(after, dict):
         return AFTER

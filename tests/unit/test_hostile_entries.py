@@ -439,6 +439,7 @@ AFTER = 'field "body.after" is missing or not an object'
 AFTER_ID = "body.after.id does not match memory_id"
 BATCH_SIZE = 'field "batch_size" must be a positive integer'
 CHAIN_HEX = 'fields "prev" and "hash" must be SHA-256 digests (64 lower-case hex digits)'
+REDACTED = 'a redacted body is {"erased": "<certificate-id>"} alone'
 NO_EVENT = {   # a change to line 2's draft (sealed after it) or to its sealed line -> the problem
     "actor-capital": (_set(("actor",), "Agent:x"), ACTOR),
     "actor-no-class": (_set(("actor",), "agent"), ACTOR),
@@ -463,6 +464,8 @@ NO_EVENT = {   # a change to line 2's draft (sealed after it) or to its sealed l
     "batch_size-float": (_set(("batch_size",), 1.0), BATCH_SIZE),
     "batch_size-true": (_set(("batch_size",), True), BATCH_SIZE),
     "batch_size-null": (_set(("batch_size",), None), BATCH_SIZE),
+    "erased-a-number": (lambda d: d.__setitem__("body", {"erased": 5}), REDACTED),
+    "erased-beside-after": (_set(("body", "erased"), "cert-0123456789abcdef"), REDACTED),
 }
 SEALED = {     # a change to line 2 as written (its digests no longer matter: the line is no event)
     "hash-upper-case": (lambda e: e.__setitem__("hash", e["hash"].upper()), CHAIN_HEX),
