@@ -20,12 +20,14 @@ import shutil
 import urllib.parse
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, event, given, settings, strategies as st
+from hypothesis import HealthCheck, Phase, event, example, given, settings, strategies as st
 from typer.testing import CliRunner
 
 from inspector.cli import app
 from inspector.store import contract, jsonsafe
 from inspector.store.append import LogWriter, event_draft, init_store
+from inspector.store.chain import line_bytes, seal_after
+from inspector.store.model import now_text
 from storegen import deep, entry
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "28"))
@@ -89,11 +91,22 @@ def residue(root: Path, canary: str) -> list[str]:
             for form in forms if form in p.read_bytes()]
 
 
+def foreign_append(paths, draft: dict) -> None:
+    """Another tool's writer: the line chained after the head and appended as it comes, even
+    holding text that is not UTF-8 (a lone surrogate), which the inspector's writer refuses."""
+    with LogWriter(paths) as writer:       # the lock and the head
+        event, = seal_after([draft], writer.seq, writer.prev, now_text())
+        writer.set_torn_aside()
+        with paths.log.open("ab") as log:
+            log.write(line_bytes(event))
+
+
 @settings(max_examples=EXAMPLES, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.data_too_large])
 @given(feed=st.dictionaries(FIELDS, st.one_of(TIMES, NUMBERS, VALUES), max_size=3),
        foreign=st.dictionaries(FIELDS, st.one_of(TIMES, NUMBERS, VALUES), max_size=3))
+@example(feed={}, foreign={"observed_at": "a\udfffb"})      # a foreign line that is not UTF-8
 def test_a_hostile_writer_never_wins(tmp_path_factory, feed, foreign):
     root = tmp_path_factory.mktemp("fz") / "s"
     paths = init_store(root)
@@ -114,8 +127,7 @@ def test_a_hostile_writer_never_wins(tmp_path_factory, feed, foreign):
     # 2. a foreign writer's chained line, whatever it holds
     state = mutated(foreign, "X1")
     try:
-        with LogWriter(paths) as writer:
-            writer.append([event_draft("write", "X1", "agent:evil", after=state)])
+        foreign_append(paths, event_draft("write", "X1", "agent:evil", after=state))
         wrote = True
     except (ValueError, TypeError):
         wrote = False                       # not even JSON (e.g. NaN through canonical)
