@@ -18,6 +18,7 @@ from ..store import entries, lineage as lineage_mod
 from ..store import view
 from ..store.reports import masking_fields
 from ..store.errors import BadInput
+from ..store.lean import capped
 from ..store.load import Store
 from ..store.logfile import store_paths
 from ..store.model import format_time
@@ -70,7 +71,7 @@ def show(store: Path, memory_id: str = typer.Argument(..., metavar="ID"), as_jso
     """One entry: its state, history, rivals in its own scope, and lineage."""
     def go():
         loaded = open_store(store, scope)
-        doc = entries.show(loaded.con, memory_id, where(loaded))
+        doc = capped(loaded.con, lambda: entries.show(loaded.con, memory_id, where(loaded)))
         if as_json:
             return jsonout.print_json(doc)
         ids = [memory_id] + [r["memory_id"] for r in doc["rivals"]]
@@ -84,7 +85,7 @@ def held(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, wide: 
     """The held queue: writes the gate held for review, with the reason each was held."""
     def go():
         loaded = open_store(store, scope)
-        doc = {"held": entries.held(loaded.con)}
+        doc = {"held": capped(loaded.con, lambda: entries.held(loaded.con))}
         jsonout.print_json(doc) if as_json else output.print_held(doc, output.Display(wide, reveal_secrets))
     run(go)
 
@@ -108,7 +109,7 @@ def lineage(store: Path, memory_id: str = typer.Argument(..., metavar="ID"), as_
     def go():
         loaded = open_store(store, scope)
         entries.require(loaded.con, memory_id, where(loaded))
-        doc = lineage_mod.lineage(loaded.con, memory_id).as_json()
+        doc = capped(loaded.con, lambda: lineage_mod.lineage(loaded.con, memory_id).as_json())
         jsonout.print_json(doc) if as_json else output.print_lineage(doc)
     run(go)
 

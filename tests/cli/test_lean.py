@@ -1,0 +1,120 @@
+"""A focused read with DuckDB's memory capped (store/lean.py): the same answer as without the
+cap, run once when it fits, run again without the cap when a statement needs more, and the
+limit put back either way."""
+
+from __future__ import annotations
+
+import pytest
+
+from storegen import entry, write_store
+from inspector.cli import read as read_cli
+from inspector.store import entries, lean, lineage
+from inspector.store.connection import CONNECTION
+from inspector.store.engine import duckdb
+from inspector.store.load import Store
+from clirun import inspector
+
+AT = "2025-01-01T00:00:00Z"
+
+
+def _limit(con) -> str:
+    return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+
+@pytest.fixture
+def con():
+    return duckdb.connect(":memory:", config=CONNECTION)
+
+
+def test_a_read_that_fits_runs_once_under_the_cap_and_the_limit_is_put_back(con):
+    before = _limit(con)
+    seen = []
+
+    def read():
+        seen.append(_limit(con))
+        return con.execute("SELECT sum(i) FROM range(1000) t(i)").fetchone()[0]
+
+    assert lean.capped(con, read, cap=64 << 20) == 499500
+    assert seen == ["64.0 MiB"]
+    assert _limit(con) == before
+
+
+def test_a_read_needing_more_than_the_cap_runs_again_without_it(con):
+    before = _limit(con)
+    seen = []
+
+    def read():     # a hash table of 3,000,000 strings: far over 16 MB, and nowhere to spill
+        seen.append(_limit(con))
+        return con.execute("SELECT count(DISTINCT i::VARCHAR) FROM range(3000000) t(i)").fetchone()[0]
+
+    assert lean.capped(con, read, cap=16 << 20) == 3000000
+    assert seen == ["16.0 MiB", before]
+    assert _limit(con) == before
+
+
+def test_an_error_that_is_not_memory_is_raised_and_the_limit_is_put_back(con):
+    before = _limit(con)
+    with pytest.raises(duckdb.CatalogException):
+        lean.capped(con, lambda: con.execute("SELECT * FROM no_such_table").fetchall(), cap=64 << 20)
+    assert _limit(con) == before
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory):
+    """C0 observes; C1..C2999 summarize the one before, all of one key (so `show` judges
+    3,000 rivals and walks 3,000 ancestors)."""
+    events = [(AT, "write", entry("C0", "svc", "k", "v"))]
+    for i in range(1, 3000):
+        events.append((AT, "write", entry(f"C{i}", "svc", "k", "v", kind="summary", source="agent:1",
+                                          justification=[f"C{i - 1}"])))
+    return write_store(tmp_path_factory.mktemp("lean"), events)
+
+
+def _used(con) -> int:
+    return con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
+
+
+def test_show_of_a_deep_chain_under_a_cap_too_small_for_it_equals_the_uncapped_answer(chain):
+    store = Store(chain, warn=False)
+    free = entries.show(store.con, "C2999", "s")
+    before = _limit(store.con)
+    runs = []
+
+    def read():
+        runs.append(_limit(store.con))
+        return entries.show(store.con, "C2999", "s")
+
+    # Half a MB over what the store's tables hold: the cap is taken, and judging 3,000 rivals
+    # needs more.
+    assert lean.capped(store.con, read, cap=_used(store.con) + (512 << 10)) == free
+    assert len(runs) == 2 and runs[0] != before and runs[1] == before
+    assert free["ancestors"][:2] == ["C0", "C1"] and len(free["ancestors"]) == 2999
+    # One time for all: recency ties, and the greatest id wins (C999 > C2999 as text).
+    assert (free["belief"], free["reason"]) == ("C999", "outranked:recency")
+    # The run that failed left nothing behind: judged_now rolled its transaction back.
+    assert store.con.execute("SELECT count(*) FROM judged").fetchone()[0] == 0
+    assert lineage.lineage(store.con, "C1").descendants == sorted(f"C{i}" for i in range(2, 3000))
+
+
+def test_a_cap_below_what_the_tables_already_hold_is_not_taken_and_the_read_runs_once(con):
+    con.execute("CREATE TABLE held_here AS SELECT i::VARCHAR AS s FROM range(1000000) t(i)")
+    before = _limit(con)
+    runs = []
+
+    def read():
+        runs.append(_limit(con))
+        return con.execute("SELECT count(*) FROM held_here").fetchone()[0]
+
+    assert lean.capped(con, read, cap=1 << 20) == 1000000
+    assert runs == [before]
+    assert _limit(con) == before
+
+
+@pytest.mark.parametrize("args", [("show", "C2999"), ("lineage", "C1500"), ("held",)])
+def test_the_commands_answer_the_same_under_a_cap_they_need_more_than(chain, monkeypatch, args):
+    free = inspector(args[0], chain, *args[1:], "--json")
+    monkeypatch.setattr(lean, "CAP", _used(Store(chain, warn=False).con) + (512 << 10))
+    tight = inspector(args[0], chain, *args[1:], "--json")
+    assert (tight.code, free.code) == (0, 0)
+    assert tight.json == free.json
+    assert read_cli.capped is lean.capped       # the command reads through the cap
