@@ -578,3 +578,54 @@ def test_a_log_renamed_over_while_verifying_is_not_mixed_in(tmp_path):
             verify_parallel._open(("proc", 999_999_999, fd, stat.st_dev, stat.st_ino, str(path)))
     finally:
         os.close(fd)
+
+
+def _line_with_body(body: bytes, memory_id: str = "M1") -> bytes:
+    """One chained line whose body is these bytes (sealed over them, as a foreign writer that
+    canonicalizes its own way would write it)."""
+    event = chain([{"actor": "agent:1", "op": "write", "memory_id": memory_id, "batch": None,
+                    "body": {"after": {"id": memory_id}}}])[0]
+    event["body_digest"] = hashlib.sha256(body).hexdigest()
+    event["hash"] = line_hash(event)
+    raw = dump(event)
+    start, end = raw.index(b',"body":') + 8, raw.rindex(b',"body_digest":"')
+    return raw[:start] + body + raw[end:]
+
+
+@pytest.mark.parametrize("state", [
+    b'{"id":"M1"}',
+    b'{"attribute":"phone","entity":"u","id":"M1","value":"x"}',
+    b'{"authority":2,"id":"M1","kind":"claim","status":"active","tags":["a"],"value":{"a":[1]}}',
+])
+def test_a_foreign_writers_state_without_optional_keys_takes_the_fast_path(tmp_path, state):
+    body = b'{"after":' + state + b',"before":{},"reason":null,"salt":"00"}'
+    root = tmp_path / "f"
+    write(root, [_line_with_body(body)])
+    stats = verify_parallel.Stats()
+    assert verify_parallel.verify(store_paths(root), workers=0, stats=stats).ok
+    assert stats.slow == 0
+    assert assert_same(root)["doc"]["ok"] is True
+
+
+@pytest.mark.parametrize("state, problem", [
+    (b'{"id":"M1","kind":"a","kind":"b"}', "duplicate key 'kind'"),
+    (b'{"id":"M1","value":1,"value":1}', "duplicate key 'value'"),
+    (b'{"id":"M1","kind":"a",}', "not a valid JSON object"),
+    (b'{"id":"M1""kind":"a"}', "not a valid JSON object"),
+    (b'{,"id":"M1"}', "not a valid JSON object"),
+    (b'{"kind":"a","id":"M1"}', None),                  # valid, keys out of order: the reference
+    (b'{"id":"M1","status":"erased"}', 'status "erased" is only written by an erase event'),
+    (b'{"kind":"a"}', "body.after.id does not match memory_id"),
+])
+def test_a_state_outside_the_fast_grammar_is_judged_by_the_reference(tmp_path, state, problem):
+    body = b'{"after":' + state + b',"before":null,"reason":null,"salt":"00"}'
+    root = tmp_path / "g"
+    write(root, [_line_with_body(body)])
+    stats = verify_parallel.Stats()
+    verify_parallel.verify(store_paths(root), workers=0, stats=stats)
+    assert stats.slow == 1
+    reference = assert_same(root)
+    if problem is None:
+        assert reference["doc"]["ok"] is True
+    else:
+        assert problem in reference["doc"]["problem"]
