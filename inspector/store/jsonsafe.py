@@ -17,6 +17,8 @@ import json
 import math
 import re
 
+import orjson
+
 
 
 class NotStrict(ValueError):
@@ -26,6 +28,29 @@ class NotStrict(ValueError):
 
 class DuplicateKey(NotStrict):
     pass
+
+
+_NO = object()
+
+
+def _as_orjson_writes_it(data: bytes):
+    """The value, when orjson writes back exactly these bytes from what it read; else _NO.
+    Such bytes are read by the slower path below to the very same value, so it is skipped:
+    - a duplicated key, `\\u` escapes (a lone surrogate's among them: orjson refuses it),
+      `\\/`, spaces, a byte-order mark, `-0`, `1e5`, `1E3` are all written back otherwise;
+    - orjson reads an integer too large for 64 bits as a float, which it writes back with a
+      `.` or an exponent: not the integer's bytes;
+    - a float written back as it was read is the nearest double to its digits (orjson writes
+      the shortest digits that read back as the double), which is what json.loads reads;
+    - it refuses Infinity, NaN and values over 1,024 deep.
+    About 3 µs for a log line, against 15-20 µs for json.loads with the duplicate-key hook:
+    the lines another tool wrote in canonical JSON, beyond the fast grammar of
+    `verify_parallel`, are read this way by `audit --verify`."""
+    try:
+        value = orjson.loads(data)
+        return value if orjson.dumps(value) == data else _NO
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return _NO
 
 
 def _pairs(pairs: list[tuple[str, object]]) -> dict:
@@ -42,6 +67,9 @@ def loads(data: str | bytes):
     if isinstance(data, bytes):
         if data.startswith(b"\xef\xbb\xbf"):
             raise NotStrict("starts with a byte-order mark")
+        value = _as_orjson_writes_it(data)
+        if value is not _NO:
+            return value
         data = data.decode("utf-8")
     elif data.startswith("\ufeff"):
         raise NotStrict("starts with a byte-order mark")

@@ -62,3 +62,58 @@ def test_a_duplicated_key_is_refused_at_any_depth(depth):
 def test_a_text_cut_short_is_refused_at_any_depth(depth):
     with pytest.raises(ValueError):
         jsonsafe.loads(_deep(depth)[:-1])
+
+
+def _typed(value):
+    """The value with every scalar's type (1 and 1.0, 0.0 and -0.0 tell apart)."""
+    if isinstance(value, dict):
+        return {k: _typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    return (type(value).__name__, repr(value))
+
+
+def _both(text: str):
+    """(the reading of the bytes, which may take orjson's path; the reading of the text, which
+    never does), each a typed value or the error's type."""
+    out = []
+    for data in (text.encode("utf-8", "surrogatepass"), text):
+        try:
+            out.append(_typed(jsonsafe.loads(data)))
+        except ValueError as exc:
+            out.append(type(exc).__name__)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(values)
+def test_bytes_orjson_writes_back_are_read_as_the_text_is(value):
+    import orjson
+    try:
+        spelt = [orjson.dumps(value).decode()]
+    except TypeError:           # an integer beyond 64 bits: orjson does not write it
+        spelt = []
+    for text in spelt + [json.dumps(value, ensure_ascii=False), json.dumps(value)]:
+        first, second = _both(text)
+        assert first == second
+
+
+@pytest.mark.parametrize("text", [
+    '{"a":18446744073709551616}', '{"a":-18446744073709551617}', '{"a":9223372036854775807}',
+    '{"a":1e-05}', '{"a":0.00001}', '{"a":-0}', '{"a":-0.0}', '{"a":1.5E3}', '{"a":1500.0}',
+    '{"a":"\\/"}', '{"a":"\\u00e9"}', '{"a":"é"}', '{"a":1,"a":2}', '{"a":"\\ud800"}',
+    '{"a":"\\ud83d\\ude00"}', '{"a":1e999}', '{"a":NaN}', '{"a":Infinity}', ' {"a":1}',
+    "[]", "1", '"x"',
+])
+def test_edge_cases_are_read_alike_by_both_paths(text):
+    first, second = _both(text)
+    assert first == second
+
+
+def test_a_large_integer_stays_an_integer():
+    assert jsonsafe.loads(b'{"a":18446744073709551616}') == {"a": 18446744073709551616}
+    assert type(jsonsafe.loads(b'{"a":18446744073709551616}')["a"]) is int
+    with pytest.raises(jsonsafe.DuplicateKey):
+        jsonsafe.loads(b'{"a":1,"a":2}')
+    with pytest.raises(jsonsafe.NotStrict, match="lone surrogate"):
+        jsonsafe.loads(b'{"a":"\\ud800"}')
