@@ -128,7 +128,11 @@ class InspectorApp(App):
     def _open(self) -> None:
         started = time.perf_counter()
         try:
-            self.session.open()
+            store = self.session.open()
+            # Reading the store takes milliseconds once it has a view; judging every entry is
+            # what the wait is (12 s on a million events with long values and hot keys).
+            self.call_from_thread(self.set_status, loading=f"judging the beliefs of "
+                                  f"{store.state.seq:,} events …")
             self.session.rebuild_view()
         except InspectorError as error:
             self.call_from_thread(self.exit, message=f"error: {error}", return_code=error.exit_code)

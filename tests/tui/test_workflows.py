@@ -215,3 +215,32 @@ def test_scope_hides_everything_outside_it(tmp_path):
             await until(pilot, lambda: len(events(store)) == 8 and not app.pending_write)
     run(main())
     assert (events(store)[-1]["op"], events(store)[-1]["memory_id"]) == ("quarantine", "T2")
+
+
+def test_the_header_says_the_wait_is_judging_once_the_store_is_read(tmp_path, monkeypatch):
+    """The belief view is what takes long (the store itself is read in milliseconds from its
+    view): while it is built, the header names it and the events it judges."""
+    import threading
+
+    from inspector.tui.session import Session
+
+    store = private_copy("branch-contamination", tmp_path / "store")
+    release = threading.Event()
+    build = Session.rebuild_view
+
+    def held_build(self):
+        release.wait(30)
+        return build(self)
+
+    monkeypatch.setattr(Session, "rebuild_view", held_build)
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: (app.status.loading or "").startswith("judging"),
+                        what="the judging note")
+            assert app.status.loading == "judging the beliefs of 12 events …"
+            release.set()
+            await ready(pilot)
+            assert app.status.loading is None
+    run(main())
