@@ -118,3 +118,41 @@ def test_the_commands_answer_the_same_under_a_cap_they_need_more_than(chain, mon
     assert (tight.code, free.code) == (0, 0)
     assert tight.json == free.json
     assert read_cli.capped is lean.capped       # the command reads through the cap
+
+
+class _ResetFailsAtFirst:
+    """A connection whose first `failures` RESETs fail for memory, as DuckDB's did while the
+    threads of a read that just failed were still giving its memory back."""
+
+    def __init__(self, con, failures: int):
+        self.con, self.failures, self.resets = con, failures, 0
+
+    def execute(self, statement, *args):
+        if statement.startswith("RESET"):
+            self.resets += 1
+            if self.resets <= self.failures:
+                raise duckdb.OutOfMemoryException("failed to allocate data of size 4.0 KiB")
+        return self.con.execute(statement, *args)
+
+
+def test_a_reset_that_fails_for_memory_is_tried_again_and_the_read_runs_again(con, monkeypatch):
+    monkeypatch.setattr(lean.time, "sleep", lambda _: None)
+    before = _limit(con)
+    slow = _ResetFailsAtFirst(con, failures=3)
+    seen = []
+
+    def read():
+        seen.append(_limit(con))
+        return con.execute("SELECT count(DISTINCT i::VARCHAR) FROM range(3000000) t(i)").fetchone()[0]
+
+    assert lean.capped(slow, read, cap=16 << 20) == 3000000
+    assert seen == ["16.0 MiB", before]
+    assert slow.resets == 4 and _limit(con) == before
+
+
+def test_a_reset_that_never_gets_memory_is_raised_not_swallowed(con, monkeypatch):
+    monkeypatch.setattr(lean.time, "sleep", lambda _: None)
+    stuck = _ResetFailsAtFirst(con, failures=10 ** 6)
+    with pytest.raises(duckdb.OutOfMemoryException):
+        lean.capped(stuck, lambda: con.execute("SELECT 1").fetchone()[0], cap=16 << 20)
+    assert stuck.resets == lean.LIFT_TRIES
