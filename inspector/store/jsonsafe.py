@@ -161,8 +161,12 @@ class _Raw:
         self.text = text
 
 
-_TOKEN = re.compile(r'\s*(?:([{}\[\],:])|("(?:[^"\\\x00-\x1f]|\\.)*")|'
-                    r'(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)|(true|false|null|NaN|-?Infinity))', re.S)
+# JSON's whitespace and digits only: Python's \s and \d also match a no-break space or an
+# Arabic-Indic digit (which float() reads), where json.loads refuses them.
+_WS = " \t\n\r"
+_TOKEN = re.compile(r'[ \t\n\r]*(?:([{}\[\],:])|("(?:[^"\\\x00-\x1f]|\\.)*")|'
+                    r'(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)|'
+                    r'(true|false|null|NaN|-?Infinity))', re.S)
 
 
 class _IterativeParser:
@@ -174,7 +178,7 @@ class _IterativeParser:
     def _next(self):
         match = _TOKEN.match(self.text, self.pos)
         if not match:
-            rest = self.text[self.pos:].strip()
+            rest = self.text[self.pos:].strip(_WS)
             if not rest:
                 raise ValueError("unexpected end of JSON")
             raise ValueError(f"not valid JSON at character {self.pos}")
@@ -239,7 +243,7 @@ class _IterativeParser:
             else:
                 container.append(value)
             frame[2] = "comma_or_end"
-        if done and self.text[self.pos:].strip():
+        if done and self.text[self.pos:].strip(_WS):
             raise ValueError("extra data after the JSON value")
         return result
 

@@ -117,3 +117,18 @@ def test_a_large_integer_stays_an_integer():
         jsonsafe.loads(b'{"a":1,"a":2}')
     with pytest.raises(jsonsafe.NotStrict, match="lone surrogate"):
         jsonsafe.loads(b'{"a":"\\ud800"}')
+
+
+@pytest.mark.parametrize("depth", [3, 5000])
+@pytest.mark.parametrize("text", ["{inner}\u00a0", "{inner}\x0c", "\u2003{inner}", "{inner}\x0b",
+                                  "[1.\u0665, {inner}]", "[\u0661, {inner}]", "[1e\u0662, {inner}]"])
+def test_only_jsons_whitespace_and_digits_are_taken_at_any_depth(depth, text):
+    # Python's own \\s and \\d (and float()) take a no-break space, a form feed or an
+    # Arabic-Indic digit; JSON does not, at any depth (found by an outside review).
+    whole = text.replace("{inner}", _deep(depth))
+    with pytest.raises(ValueError):
+        jsonsafe.loads(whole)
+    with pytest.raises(ValueError):
+        jsonsafe.loads(whole.encode())
+    with pytest.raises(ValueError):
+        jsonsafe.loads_stored(whole)
