@@ -114,6 +114,9 @@ def print_table(out: Console, columns: Iterable[str], rows: Iterable[Iterable[Te
     draw_table(out if need <= out.width else console(out.stderr, need), names, cells, widths, title)
 
 
+ROWS_A_PRINT = 1000
+
+
 def draw_table(out: Console, names: list[str], cells: list[list[Text]], widths: list[int],
                title: str | None) -> None:
     """The table at these column widths: its title and header drawn by Rich's Table, then
@@ -127,8 +130,6 @@ def draw_table(out: Console, names: list[str], cells: list[list[Text]], widths: 
         out.print(table_rows(cells[start:start + ROWS_A_PRINT], widths), crop=False,
                   soft_wrap=True)
 
-
-ROWS_A_PRINT = 1000
 
 
 def table_rows(cells: list[list[Text]], widths: list[int]) -> Text:

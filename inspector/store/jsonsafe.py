@@ -20,7 +20,6 @@ import re
 import orjson
 
 
-
 class NotStrict(ValueError):
     """Valid JSON to a lenient reader, but not a valid line: a byte-order mark, a duplicate
     key, a lone surrogate escape."""
@@ -30,11 +29,11 @@ class DuplicateKey(NotStrict):
     pass
 
 
-_NO = object()
+UNREAD = object()       # orjson_reading vouched for nothing
 
 
-def _as_orjson_writes_it(data: bytes):
-    """The value, when orjson writes back exactly these bytes from what it read; else _NO.
+def orjson_reading(data: bytes):
+    """The value, when orjson writes back exactly these bytes from what it read; else UNREAD.
     Such bytes are read by the slower path below to the very same value, so it is skipped:
     - a duplicated key, `\\u` escapes (a lone surrogate's among them: orjson refuses it),
       `\\/`, spaces, a byte-order mark, `-0`, `1e5`, `1E3` are all written back otherwise;
@@ -45,12 +44,13 @@ def _as_orjson_writes_it(data: bytes):
     - it refuses Infinity, NaN and values over 1,024 deep.
     About 3 µs for a log line, against 15-20 µs for json.loads with the duplicate-key hook:
     the lines another tool wrote in canonical JSON, beyond the fast grammar of
-    `verify_parallel`, are read this way by `audit --verify`."""
+    `verify_parallel`, are read this way by `audit --verify`, and a cold load's strict scan
+    vouches for canonical lines with it (strictscan)."""
     try:
         value = orjson.loads(data)
-        return value if orjson.dumps(value) == data else _NO
+        return value if orjson.dumps(value) == data else UNREAD
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
-        return _NO
+        return UNREAD
 
 
 def _pairs(pairs: list[tuple[str, object]]) -> dict:
@@ -67,8 +67,8 @@ def loads(data: str | bytes):
     if isinstance(data, bytes):
         if data.startswith(b"\xef\xbb\xbf"):
             raise NotStrict("starts with a byte-order mark")
-        value = _as_orjson_writes_it(data)
-        if value is not _NO:
+        value = orjson_reading(data)
+        if value is not UNREAD:
             return value
         data = data.decode("utf-8")
     elif data.startswith("\ufeff"):
@@ -256,7 +256,7 @@ def loads_stored(text: str):
 
 def _parse(text: str, pairs):
     """json.loads(text), or the iterative parser when the text nests deeper than json.loads
-    can take. Both read every text alike (tests/unit/test_hostile_entries.py compares them);
+    can take. Both read every text alike (tests/unit/test_jsonsafe.py compares them);
     the one that answers is the fast one for all but texts a thousand levels deep. (A count
     of brackets chose the parser before: a shallow list of 200 objects went to the slow one,
     which took 70% of `audit --verify`'s time on a store of such values.)"""

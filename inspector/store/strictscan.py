@@ -29,7 +29,6 @@ import subprocess
 import sys
 
 import jiter
-import orjson
 
 from . import jsonsafe
 from .contract import extras_problem
@@ -42,16 +41,9 @@ BLOCK = 1 << 24
 INLINE_BYTES = 4 << 20
 
 
-_NO = object()       # no parse of the line vouched for it
-
-
-def _canonical(raw: bytes):
-    """The parsed line when orjson writes back exactly its bytes, else _NO."""
-    try:
-        event = orjson.loads(raw)
-        return event if orjson.dumps(event) == raw else _NO
-    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
-        return _NO
+_NO = jsonsafe.UNREAD       # no parse of the line vouched for it
+# The parsed line when orjson writes back exactly its bytes, else _NO.
+_canonical = jsonsafe.orjson_reading
 
 
 def _no_repeated_key(raw: bytes):

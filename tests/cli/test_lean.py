@@ -26,14 +26,24 @@ def con():
     return duckdb.connect(":memory:", config=CONNECTION)
 
 
-def test_a_read_that_fits_runs_once_under_the_cap_and_the_limit_is_put_back(con):
-    before = _limit(con)
+# A hash table of 3,000,000 strings: far over 16 MB, and nowhere to spill.
+NEEDS_MORE = "SELECT count(DISTINCT i::VARCHAR) FROM range(3000000) t(i)"
+
+
+def _recording(con, statement: str):
+    """A read of `statement`'s one value, and the memory limit in force at each of its runs."""
     seen = []
 
     def read():
         seen.append(_limit(con))
-        return con.execute("SELECT sum(i) FROM range(1000) t(i)").fetchone()[0]
+        return con.execute(statement).fetchone()[0]
 
+    return read, seen
+
+
+def test_a_read_that_fits_runs_once_under_the_cap_and_the_limit_is_put_back(con):
+    before = _limit(con)
+    read, seen = _recording(con, "SELECT sum(i) FROM range(1000) t(i)")
     assert lean.capped(con, read, cap=64 << 20) == 499500
     assert seen == ["64.0 MiB"]
     assert _limit(con) == before
@@ -41,12 +51,7 @@ def test_a_read_that_fits_runs_once_under_the_cap_and_the_limit_is_put_back(con)
 
 def test_a_read_needing_more_than_the_cap_runs_again_without_it(con):
     before = _limit(con)
-    seen = []
-
-    def read():     # a hash table of 3,000,000 strings: far over 16 MB, and nowhere to spill
-        seen.append(_limit(con))
-        return con.execute("SELECT count(DISTINCT i::VARCHAR) FROM range(3000000) t(i)").fetchone()[0]
-
+    read, seen = _recording(con, NEEDS_MORE)
     assert lean.capped(con, read, cap=16 << 20) == 3000000
     assert seen == ["16.0 MiB", before]
     assert _limit(con) == before
@@ -99,12 +104,7 @@ def test_show_of_a_deep_chain_under_a_cap_too_small_for_it_equals_the_uncapped_a
 def test_a_cap_below_what_the_tables_already_hold_is_not_taken_and_the_read_runs_once(con):
     con.execute("CREATE TABLE held_here AS SELECT i::VARCHAR AS s FROM range(1000000) t(i)")
     before = _limit(con)
-    runs = []
-
-    def read():
-        runs.append(_limit(con))
-        return con.execute("SELECT count(*) FROM held_here").fetchone()[0]
-
+    read, runs = _recording(con, "SELECT count(*) FROM held_here")
     assert lean.capped(con, read, cap=1 << 20) == 1000000
     assert runs == [before]
     assert _limit(con) == before
@@ -139,12 +139,7 @@ def test_a_reset_that_fails_for_memory_is_tried_again_and_the_read_runs_again(co
     monkeypatch.setattr(lean.time, "sleep", lambda _: None)
     before = _limit(con)
     slow = _ResetFailsAtFirst(con, failures=3)
-    seen = []
-
-    def read():
-        seen.append(_limit(con))
-        return con.execute("SELECT count(DISTINCT i::VARCHAR) FROM range(3000000) t(i)").fetchone()[0]
-
+    read, seen = _recording(con, NEEDS_MORE)
     assert lean.capped(slow, read, cap=16 << 20) == 3000000
     assert seen == ["16.0 MiB", before]
     assert slow.resets == 4 and _limit(con) == before
