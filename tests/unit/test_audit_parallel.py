@@ -542,6 +542,21 @@ def test_object_values_take_the_fast_path_unless_too_deep(tmp_path, value, fast)
     assert_same(root)
 
 
+def test_the_objects_grammar_is_skipped_after_misses_and_tried_again(tmp_path):
+    """100 lines too deep for it, then 200 it takes: it is tried on lines 1-32 (missed), then
+    on one line in 64 (97, then 162, which it takes), and on every line after that."""
+    assert (verify_parallel.MISSES_BEFORE_SKIP, verify_parallel.SKIPS_BETWEEN_TRIES) == (32, 64)
+    deep, flat = entry("M1", value={"a": {"b": [1]}}), entry("M1", value={"a": {"b": 1}})
+    body = lambda state: {"actor": "agent:1", "op": "write", "memory_id": "M1", "batch": None,  # noqa: E731
+                          "body": {"before": None, "after": state, "reason": None, "salt": "00"}}
+    root = tmp_path / "o"
+    write(root, [dump(e) for e in chain([body(deep)] * 100 + [body(flat)] * 200)])
+    stats = verify_parallel.Stats()
+    assert verify_parallel.verify(store_paths(root), workers=0, stats=stats).ok
+    assert (stats.chunks, stats.slow) == (1, 100 + (161 - 100))
+    assert_same(root)
+
+
 @pytest.mark.parametrize("duplicate", [b'{"k":1,"k":2}', b'{"a":{"k":1,"k":1}}', b'[{"k":1,"k":2}]',
                                        b'{"k":1,"j":{"x":[1]},"k":3}'])
 @pytest.mark.parametrize("where", ["after", "before"])

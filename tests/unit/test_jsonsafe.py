@@ -1,6 +1,7 @@
 """jsonsafe reads every text with Python's parser first and with its iterative parser only when
 the text nests deeper than Python's can take: both give one reading, and a shallow text with
-many brackets never pays for the slow one."""
+many brackets never pays for the slow one. dumps_canonical writes what json.dumps writes, also
+for the flat objects it hands to orjson."""
 
 from __future__ import annotations
 
@@ -132,3 +133,44 @@ def test_only_jsons_whitespace_and_digits_are_taken_at_any_depth(depth, text):
         jsonsafe.loads(whole.encode())
     with pytest.raises(ValueError):
         jsonsafe.loads_stored(whole)
+
+
+# -- dumps_canonical: a flat object is written by orjson, the same bytes as json.dumps ---------
+
+def _python_canonical(value) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def test_every_code_point_is_escaped_as_pythons_json_escapes_it():
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    assert len(points) == 1_112_064
+    differ = [p for p in points if jsonsafe.dumps_canonical({"k": p, p: 1})
+              != _python_canonical({"k": p, p: 1})]
+    assert differ == []
+
+
+@pytest.mark.parametrize("number", [0, -1, 1, 2**63 - 1, -2**63, 2**64 - 1, 2**64, -2**63 - 1, 10**300])
+def test_integers_are_written_with_their_digits_at_and_beyond_64_bits(number):
+    assert jsonsafe.dumps_canonical({"seq": number}) == b'{"seq":%d}' % number
+
+
+@pytest.mark.parametrize("value", [
+    {"\uffff": 1, "\U00010000": 2, "a": 3},     # UTF-16 would put the astral key first
+    {"b": "\ud800", "a": None},                  # a lone surrogate: json.dumps, surrogatepass
+    {"\udfff": 1},
+    {1: "a", 2: "b"},                            # keys that are not strings
+    {"a": True, "b": False},                     # bool: json.dumps
+    {"a": 1.0, "b": 1e16, "c": 1e-5},            # float: json.dumps
+    {"a": {"b": 1}, "c": [1, "x"]},              # nested: json.dumps
+    {},
+])
+def test_objects_orjson_must_not_write_are_written_as_pythons_json_writes_them(value):
+    assert jsonsafe.dumps_canonical(value) == _python_canonical(value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.text(), st.one_of(st.none(), st.text(), st.integers(), st.booleans(),
+                                            st.floats(allow_nan=False), st.lists(st.integers()))))
+def test_any_object_is_written_as_pythons_json_writes_it(value):
+    assert jsonsafe.dumps_canonical(value) == _python_canonical(value)
