@@ -9,6 +9,7 @@ import json
 import sys
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from inspector.cli import jsonout
 
@@ -66,3 +67,52 @@ def test_conflicts_written_page_by_page_are_the_whole_document_s_text(sample):
     assert paged == whole
     assert written(jsonout.print_json_list, "conflicts", iter(paged), {}) == \
         written(jsonout.print_json, {"conflicts": whole})
+
+
+# -- orjson writes what json.dumps writes, or leaves the document to it ----------------------
+
+def _python_text(document) -> str:
+    """dumps as it was before orjson: Python's encoder, then the terminal escapes."""
+    try:
+        text = json.dumps(document, ensure_ascii=False, indent=2, default=str, allow_nan=False)
+    except (RecursionError, ValueError):
+        from inspector.store import jsonsafe
+        text = jsonsafe.iterative_dumps(document, default=str, nonfinite_as_text=True)
+    return jsonout._TERMINAL_UNSAFE.sub(jsonout._json_escape, text)
+
+
+class Label(str):
+    pass
+
+
+@pytest.mark.parametrize("document", [
+    {"a": 1e-05, "b": 1e-07, "c": 1e16, "d": 0.1 + 0.2, "e": -0.0, "f": 5e-324},   # orjson: 0.00001
+    {"big": 2**64, "small": -2**63 - 1, "edge": 2**64 - 1},
+    {"s": "\ud800", "k": HOSTILE},
+    {1: "int key", "b": None},
+    {"t": (1, "x", (2,)), "l": [[], {}, [[]]]},
+    {"label": Label("x"), "set": {1}},
+    {"nan": float("nan"), "inf": float("inf")},
+    "\u2028\x7f\x9b",
+    [],
+])
+def test_a_document_is_written_as_pythons_encoder_writes_it(document):
+    assert jsonout.dumps(document) == _python_text(document)
+
+
+def test_nesting_past_orjsons_limit_is_written_as_pythons_encoder_writes_it():
+    for depth in (254, 255, 600, 5000):
+        document: list = []
+        for _ in range(depth):
+            document = [document]
+        assert jsonout.dumps(document) == _python_text(document), depth
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text()),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
+                            st.dictionaries(st.text(max_size=5), inner, max_size=4)),
+    max_leaves=25))
+def test_any_document_is_written_as_pythons_encoder_writes_it(document):
+    assert jsonout.dumps(document) == _python_text(document)
