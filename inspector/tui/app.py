@@ -32,7 +32,7 @@ from .screens import screen_classes, specs
 from .session import Session, apply_action, plan_action
 from .spec import Status
 
-LIVE_POLL_S = 0.5
+LIVE_POLL_S = 0.1          # an os.stat of the log: another process's append is seen within 0.1 s
 CONFIRMATIONS = {"reason": PlanModal, "subject": EraseModal}   # by Action.confirm
 
 
