@@ -18,7 +18,7 @@ from ..store import entries, lineage as lineage_mod
 from ..store import view
 from ..store.reports import masking_fields
 from ..store.errors import BadInput
-from ..store.lean import capped
+from ..store.lean import WHOLE_CAP, capped
 from ..store.load import Store
 from ..store.logfile import store_paths
 from ..store.model import format_time
@@ -54,7 +54,7 @@ def beliefs(store: Path, context: Optional[str] = typer.Option(None, "--context"
         moment = beliefs_mod.Moment.resolve(time_option(as_of, "--as-of"), time_option(valid_at, "--valid-at"))
         spec = beliefs_mod.ViewSpec(context, moment)
         loaded = open_store(store, scope)
-        rows = map(beliefs_mod.belief_json, beliefs_mod.each_belief_of(loaded.con, spec))
+        rows = map(beliefs_mod.belief_json, beliefs_mod.each_belief_of(loaded.con, spec, WHOLE_CAP))
         rest = {"context": context, "as_of": format_time(moment.tk),
                 "valid_at": format_time(moment.tv), "rule": beliefs_mod.RULE_NOTE}
         if as_json:
@@ -95,7 +95,8 @@ def conflicts(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, w
     """Beliefs with markers (contested, claim/inference disagrees, vetoed newer)."""
     def go():
         loaded = open_store(store, scope)
-        found = beliefs_mod.each_conflict_of(loaded.con, beliefs_mod.ViewSpec(None, beliefs_mod.Moment.resolve()))
+        found = beliefs_mod.each_conflict_of(loaded.con, beliefs_mod.ViewSpec(None, beliefs_mod.Moment.resolve()),
+                                             WHOLE_CAP)
         if as_json:
             return jsonout.print_json_list("conflicts", found, {})
         output.print_conflicts({"conflicts": list(found)}, output.Display(wide))
@@ -125,7 +126,7 @@ def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", m
         if fail_on is not None and fail_on not in ("low", "medium", "high"):
             raise BadInput(f"--fail-on must be low, medium or high, not {fail_on!r}")
         loaded = open_store(store, scope)
-        findings = scan_mod.scan(loaded)
+        findings = scan_mod.scan(loaded, cap=WHOLE_CAP)
         if as_json:
             jsonout.print_json_list("findings", (f.as_json() for f in findings), {})
         else:

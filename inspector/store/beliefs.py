@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .engine import duckdb
-from . import jsonsafe, macros
+from . import jsonsafe, macros, stepwise
+from .lean import capped
 from .model import format_time, now_utc
 from .queries import sql
 
@@ -143,6 +144,16 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
 # (bench/bench_view.py 5m, 2026-12-04). The whole table (keep=True, the TUI) peaks at the
 # same 840-855 MB with either size, and builds in 3.6 s with this one against 4.3 s.
 PART_ENTRIES = 100_000
+# Under a cap (in_ranges), ranges of 10,000: on the outside generator's 1M store (long values,
+# hot keys in many scopes) a range of 50,000 needed more than 450 MB of working memory.
+LEAN_PART_ENTRIES = 10_000
+
+
+def _capped(con: duckdb.DuckDBPyConnection, build: Callable[[], None], cap: int | None) -> None:
+    if cap is None:
+        build()
+    else:
+        capped(con, build, cap)
 
 
 def materialize_in_transaction(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
@@ -157,29 +168,40 @@ def at_head(con: duckdb.DuckDBPyConnection, tk: datetime | None) -> bool:
     return con.execute(sql("at_head"), {"tk": tk}).fetchone()[0]
 
 
-def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool) -> Iterator[None]:
+def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool,
+              cap: int | None = None) -> Iterator[None]:
     """Build `judged` and `beliefs` a range of keys at a time, yielding after each range.
     keep: the tables grow to the whole view (materialize); else each range replaces the one
     before (positions still count from the first range), so that a caller reading the rows
     as they come (a whole table printed) holds one range, and at the end both tables are
-    emptied: nothing is left that looks like the whole view."""
+    emptied: nothing is left that looks like the whole view.
+    cap (without keep, outside a transaction: a command's own connection): DuckDB's memory is
+    capped at `cap` bytes while the support walk and each range are built, in ranges of
+    LEAN_PART_ENTRIES (lean.capped: a step that needs more is built again without the cap),
+    so that the blocks of the view they read are let go and a range's working memory stays
+    small."""
+    if cap is not None and keep:
+        raise ValueError("in_ranges: a cap needs ranges that replace each other (keep=False)")
     tk = spec.moment.tk
     now = at_head(con, tk)
     params = {"tk": tk, "tv": spec.moment.tv, "ctx": spec.context}
-    con.execute(macros.sql(con, "support_materialize"), {"tk": tk, "now": now})
-    size = PART_ENTRIES if keep else max(1, PART_ENTRIES // 2)
+    _capped(con, lambda: stepwise.materialize(con, tk, now), cap)
+    size = PART_ENTRIES if keep else max(1, PART_ENTRIES // 2) if cap is None else LEAN_PART_ENTRIES
     starts = con.execute(macros.sql(con, "judged_range_starts"),
                          {"tk": tk, "now": now, "size": size}).fetchall()
     add_range = macros.sql(con, "judged_add_range")     # its macros checked once, not per range
     before = 0
     for n, (lo, hi) in enumerate(zip([(None, None), *starts], [*starts, (None, None)])):
-        if n == 0 or not keep:
-            con.execute(sql("judged_empty"))
-            con.execute(sql("beliefs_empty"), params)
         bounds = {"lo_entity": lo[0], "lo_attribute": lo[1], "hi_entity": hi[0],
                   "hi_attribute": hi[1]}
-        con.execute(add_range, {"tk": tk, "now": now, **bounds})
-        con.execute(sql("beliefs_add_range"), {**params, **bounds, "before": before})
+
+        def build(empty: bool = n == 0 or not keep, bounds: dict = bounds, before: int = before):
+            if empty:
+                con.execute(sql("judged_empty"))
+                con.execute(sql("beliefs_empty"), params)
+            con.execute(add_range, {"tk": tk, "now": now, **bounds})
+            con.execute(sql("beliefs_add_range"), {**params, **bounds, "before": before})
+        _capped(con, build, cap)
         before = con.execute(sql("beliefs_positions")).fetchone()[1] or before
         yield
     if not keep:
@@ -226,10 +248,12 @@ def each_belief(con: duckdb.DuckDBPyConnection, page_size: int = 5000) -> Iterat
         first += page_size
 
 
-def each_belief_of(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> Iterator[dict]:
+def each_belief_of(con: duckdb.DuckDBPyConnection, spec: ViewSpec,
+                   cap: int | None = None) -> Iterator[dict]:
     """The rows materialize(con, spec) then each_belief(con) give, judged a range of keys at
-    a time for a caller that reads them once: no table of the whole view is kept."""
-    for _ in in_ranges(con, spec, keep=False):
+    a time for a caller that reads them once: no table of the whole view is kept (cap:
+    in_ranges)."""
+    for _ in in_ranges(con, spec, keep=False, cap=cap):
         yield from each_belief(con)
 
 
@@ -271,7 +295,8 @@ def each_conflict(con: duckdb.DuckDBPyConnection, page_size: int = 5000) -> Iter
                    "memory_ids": list(ids)}
 
 
-def each_conflict_of(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> Iterator[dict]:
+def each_conflict_of(con: duckdb.DuckDBPyConnection, spec: ViewSpec,
+                     cap: int | None = None) -> Iterator[dict]:
     """each_conflict() of the view of spec, judged a range of keys at a time (each_belief_of)."""
-    for _ in in_ranges(con, spec, keep=False):
+    for _ in in_ranges(con, spec, keep=False, cap=cap):
         yield from each_conflict(con)

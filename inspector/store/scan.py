@@ -129,14 +129,15 @@ def _to_the_second(moment: datetime) -> str:
     return f"{moment.year:04d}-{moment:%m-%dT%H:%M:%SZ}"
 
 
-def _judged(store: Store, keep_view: bool) -> list[Finding]:
+def _judged(store: Store, keep_view: bool, cap: int | None) -> list[Finding]:
     """belief.contested and summary.unsupported, judging every key a range at a time
     (beliefs.in_ranges, which leaves the summaries' support in `support`); keep_view: inside
     a transaction rolled back, which leaves the store's belief tables as they were (but holds
     every range until the end)."""
     spec = beliefs.ViewSpec(None, beliefs.Moment.resolve())
     with store.scratch() if keep_view else nullcontext():
-        rows = [row for _ in beliefs.in_ranges(store.con, spec, keep=False)
+        rows = [row for _ in beliefs.in_ranges(store.con, spec, keep=False,
+                                               cap=None if keep_view else cap)
                 for row in store.con.execute(sql("scan_contested")).fetchall()]
         unsupported = store.con.execute(macros.sql(store.con, "scan_unsupported"), {
             "tk": spec.moment.tk, "now": beliefs.at_head(store.con, spec.moment.tk)}).fetchall()
@@ -211,10 +212,12 @@ LATE_RULES = (_malformed, _protected, _expired)
 
 
 def scan(store: Store, progress: Progress | None = None,
-         cancelled: Callable[[], bool] | None = None, keep_view: bool = False) -> list[Finding]:
+         cancelled: Callable[[], bool] | None = None, keep_view: bool = False,
+         cap: int | None = None) -> list[Finding]:
     """Every finding, highest severity first, then by rule and id. keep_view: the store's
     belief tables (`judged`, `beliefs`) are left as they were (the TUI's screens read them);
-    else scan empties them."""
+    else scan empties them. cap: DuckDB's memory while it judges every key (a command's own
+    connection only: beliefs.in_ranges)."""
     found: list[Finding] = []
     with store.lock:
         # Judging every belief (_judged) first, the walks over the citations next, then the
@@ -225,7 +228,7 @@ def scan(store: Store, progress: Progress | None = None,
         # with judging first, 537-545 MB with the texts first.
         if progress:
             progress(0.0, "contested, unsupported")
-        found.extend(_judged(store, keep_view))
+        found.extend(_judged(store, keep_view, cap))
         found.extend(_rules(store, LINEAGE_RULES, 0.1, progress, cancelled))
         found.extend(_text(store, progress, cancelled))
         found.extend(_rules(store, LATE_RULES, 0.9, progress, cancelled))

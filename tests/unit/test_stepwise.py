@@ -1,0 +1,124 @@
+"""The support walk run a part at a time (store/stepwise.py) fills `support` with the rows the
+one-statement macro gives, leaves none of its parts behind (also when a part fails), and under
+a memory cap judges the same beliefs as without one."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from storegen import entry, write_store
+from inspector.store import beliefs, lean, macros, stepwise
+from inspector.store.engine import duckdb
+from inspector.store.load import Store
+
+AT = "2025-01-01T00:00:00Z"
+
+
+def _store_with_summaries(root, seed: int):
+    """Observations of a few keys (some keys with two values), summaries citing them and each
+    other (chains, a cycle, an id the store lacks, a retracted observation): every way
+    `support_at` can end."""
+    rng = random.Random(seed)
+    events, ids = [], []
+    for i in range(40):
+        key = f"k{i % 6}"
+        events.append((AT, "write", entry(f"O{i}", "svc", key, rng.choice(["a", "b"]),
+                                          authority=rng.randint(1, 5))))
+        ids.append((f"O{i}", key))
+    for i in range(40):
+        key = f"k{i % 6}"
+        cites = [rng.choice(ids)[0] for _ in range(rng.randint(0, 3))]
+        if i and rng.random() < 0.5:
+            cites.append(f"S{rng.randrange(i)}")
+        if rng.random() < 0.1:
+            cites.append("MISSING")
+        if rng.random() < 0.1:
+            cites.append(f"S{i + 1}")               # cites a later one: cycles can form
+        events.append((AT, "write", entry(f"S{i}", "svc", key, rng.choice(["a", "b"]), kind="summary",
+                                          source="agent:1", justification=cites)))
+        ids.append((f"S{i}", key))
+    events.append((AT, "retract", {**entry("O0", "svc", "k0", "a"), "status": "retracted"}))
+    return write_store(root, events)
+
+
+def _support(con) -> list[tuple]:
+    return sorted(con.execute("SELECT * FROM support").fetchall())
+
+
+def _temporary(con) -> list[str]:
+    return [n for (n,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_stepwise_fills_support_with_the_macros_rows_and_leaves_no_part(tmp_path, seed):
+    store = Store(_store_with_summaries(tmp_path / "s", seed))
+    con = store.con
+    tk = con.execute('SELECT max("at") FROM versions').fetchone()[0]
+    con.execute(macros.sql(con, "support_materialize"), {"tk": tk, "now": True})
+    whole = _support(con)
+    assert len(whole) == 40 and {s for _, s, _ in whole} == {True, False}
+    con.execute("DELETE FROM support")
+    stepwise.materialize(con, tk, True)
+    assert _support(con) == whole
+    assert _temporary(con) == []
+
+
+def test_the_parts_are_the_macros_and_each_is_dropped_after_its_last_use():
+    parts, fill = stepwise.parts()
+    names = [p.name for p in parts]
+    assert names == ["st", "summ", "cite", "cite_ok", "edge", "torn", "vals", "ids", "iedge", "seed",
+                     "tsumm", "below", "cited_by", "seen", "contradicted", "local_bad", "sedge",
+                     "obs_floor", "waits", "citers", "done"]
+    dropped = [n for p in parts for n in p.drop_after]
+    assert sorted(dropped) == sorted(set(names) - {"summ", "done"})   # the last statement's
+    assert fill.startswith("CREATE OR REPLACE TABLE support AS SELECT s.memory_id")
+    assert all("$tk" not in p.sql for p in parts[1:]) and "state_at($tk, $now)" in parts[0].sql
+
+
+def test_a_part_that_fails_leaves_none_behind(tmp_path, monkeypatch):
+    store = Store(_store_with_summaries(tmp_path / "s", 0))
+    parts, fill = stepwise.parts()
+    broken = list(parts)
+    at = [p.name for p in parts].index("seen")
+    broken[at] = stepwise.Part("seen", "CREATE OR REPLACE TEMP TABLE seen AS SELECT * FROM nowhere", ())
+    monkeypatch.setattr(stepwise, "parts", lambda: (tuple(broken), fill))
+    with pytest.raises(duckdb.CatalogException):
+        stepwise.materialize(store.con, None, True)
+    assert _temporary(store.con) == []
+
+
+def test_a_part_named_like_a_table_of_the_store_is_refused(tmp_path):
+    store = Store(_store_with_summaries(tmp_path / "s", 0))
+    store.con.execute("CREATE TABLE seed (x INTEGER)")
+    with pytest.raises(AssertionError, match=r"\['seed'\]"):
+        stepwise.materialize(store.con, None, True)
+
+
+def test_beliefs_under_a_cap_that_forces_retries_equal_those_without(tmp_path, monkeypatch):
+    """A cap just over what the store's tables hold: some steps need more and are built again
+    without it; every row is the same, in the same order."""
+    store = Store(_store_with_summaries(tmp_path / "s", 3))
+    spec = beliefs.ViewSpec(None, beliefs.Moment.resolve())
+    plain = list(beliefs.each_belief_of(store.con, spec))
+    monkeypatch.setattr(beliefs, "LEAN_PART_ENTRIES", 7)
+    runs = []
+    real = lean.capped
+
+    def counting(con, read, cap=None):
+        runs.append(0)
+
+        def counted():
+            runs[-1] += 1
+            return read()
+        return real(con, counted, cap)
+
+    monkeypatch.setattr(beliefs, "capped", counting)
+    assert list(beliefs.each_belief_of(store.con, spec, cap=1 << 30)) == plain
+    assert runs == [1] * (1 + 6)     # the support walk, then a range a key (13-14 entries each)
+    runs.clear()
+    used = store.con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
+    assert list(beliefs.each_belief_of(store.con, spec, cap=used + (256 << 10))) == plain
+    assert len(runs) == 7 and set(runs) <= {1, 2} and 2 in runs
+    assert len(plain) == 6
