@@ -144,9 +144,11 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
 # (bench/bench_view.py 5m, 2026-12-04). The whole table (keep=True, the TUI) peaks at the
 # same 840-855 MB with either size, and builds in 3.6 s with this one against 4.3 s.
 PART_ENTRIES = 100_000
-# Under a cap (in_ranges), ranges of 10,000: on the outside generator's 1M store (long values,
-# hot keys in many scopes) a range of 50,000 needed more than 450 MB of working memory.
-LEAN_PART_ENTRIES = 10_000
+# Under a cap (in_ranges), ranges of 25,000. `beliefs --json` without printing, outside
+# generator's 1M store (long values, hot keys in many scopes), cap 448 MB: ranges of 50,000
+# needed more (one was built again uncapped) and peaked at 837 MB; 25,000: 570 MB in 18.5 s;
+# 10,000: 551 MB in 22.7 s (each range reads the view again); uncapped: 873 MB in 16.6 s.
+LEAN_PART_ENTRIES = 25_000
 
 
 def _capped(con: duckdb.DuckDBPyConnection, build: Callable[[], None], cap: int | None) -> None:

@@ -25,8 +25,8 @@ from .engine import duckdb
 CAP = 128 << 20
 # A whole-store command's judging (beliefs.in_ranges: the support walk, then a range of keys at
 # a time) needs more working memory than a focused read: on the outside generator's 1M store
-# its parts took up to 330 MB; at 384 MB the view's blocks were read again and again (24.6 s
-# against 18.2 s at 448).
+# its steps took up to 330 MB, and at 384 MB the view's blocks were read again and again
+# (24.6 s against 18.2 s at 448 MB).
 WHOLE_CAP = 448 << 20
 T = TypeVar("T")
 
