@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,28 @@ def test_a_refused_feed_is_one_error_line(tmp_path, store):
     assert refused.stderr == (f'error: {bad} line 1: field "entity" is missing (and 1 more bad line); '
                               "nothing was written (fix the line, or pass "
                               "--skip-bad-lines to write the others)\n")
+
+
+@pytest.mark.parametrize("value", [" " * 16, "\u00a0" * 16, "\t" * 40, {"k": " " * 16}, [" " * 16]],
+                         ids=["spaces", "no-break", "tabs", "nested", "list"])
+def test_a_blank_value_from_an_untrusted_source_is_gated_and_scanned(tmp_path, store, value):
+    """An outside probe: a value of 16 blanks crashed the gate's base64 hint (max() of no
+    words) for every source the gate scores, and scan with it."""
+    doc = ingest(store, feed(tmp_path, line("B1", value, source="web:x"))).json
+    assert (doc["written"], doc["held_ids"], doc["rejected_lines"]) == (1, {}, [])
+    found = inspector("scan", store, "--json").json["findings"]
+    assert [f for f in found if f["memory_id"] == "B1"] == []
+
+
+@pytest.mark.parametrize("blank", ["\n", " ", "\t", "\u3000", " \n"], ids=["lf", "space", "tab", "ideographic", "mixed"])
+def test_a_hundred_thousand_blanks_are_gated_and_scanned_in_linear_time(tmp_path, store, blank):
+    """An outside probe: 100,000 line breaks took 145 s to ingest and 141 s to scan (the chat
+    turn pattern spanned every break after each one), 100,000 spaces 8 s (the sentence
+    split's break alternative started at every space). The two commands take about 1 s now;
+    10 s is a bound for a loaded machine, not a benchmark."""
+    value = blank * (100_000 // len(blank)) + "x"
+    started = time.perf_counter()
+    doc = ingest(store, feed(tmp_path, line("W1", value, source="web:x"))).json
+    inspector("scan", store, "--json")
+    assert doc["written"] + len(doc["held_ids"]) == 1
+    assert time.perf_counter() - started < 10     # two commands, each about 1 s to start

@@ -74,6 +74,9 @@ def __getattr__(name: str):
 
 def scan_value(value) -> dict[str, list[Finding]]:
     """All three detectors over every string in a JSON value."""
+    from .personal_data import pii          # loaded here: a module's __getattr__ serves other
+    from .secrets import secret             # modules' lookups, not this module's own globals
+    from .shape import rule_shape
     result: dict[str, list[Finding]] = {"rule_shape": [], "secret": [], "pii": []}
     for text in texts_of(value):
         for kind, found in (("rule_shape", rule_shape(text)), ("secret", secret(text))):
