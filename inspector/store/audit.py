@@ -16,6 +16,7 @@ from .chain import GENESIS, body_digest, canonical, line_hash, sha256_hex
 from .batches import whole_tail
 from .logfile import StorePaths
 from .envelope import is_hex64, line_problem
+from .files import read_regular
 
 _BODY_KEY = b',"body":'
 _DIGEST_KEY = b',"body_digest":"'
@@ -173,7 +174,7 @@ class _Walk:
     def _certificate_matches(self, certificate: str, digest: str | None) -> bool:
         path = self.paths.certificates / f"{Path(certificate).name}.json"
         try:
-            document = jsonsafe.loads(path.read_bytes())
+            document = jsonsafe.loads(read_regular(path))
         except (OSError, ValueError):
             return False
         document.pop("head_after", None)

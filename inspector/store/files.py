@@ -26,6 +26,21 @@ TEMP_MARK = ".tmp-"          # `.<name>.tmp-<pid>-<random>`: a replace's temp fi
 crash_hook = None
 
 
+def read_regular(path: Path) -> bytes:
+    """The bytes of a file the store keeps (its policy, a certificate), which must be a regular
+    file: a FIFO or a device planted in its place would block or never end the read, so it is
+    opened without waiting and refused (OSError) before anything is read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
 def make_dir(path: Path) -> None:
     """Create a directory 0700 (and parents the tool owns); never widen an existing one."""
     path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)

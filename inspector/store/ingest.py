@@ -33,6 +33,7 @@ class IngestResult:
     unchanged: list[str] = field(default_factory=list)
     rejected: list[tuple[int, str]] = field(default_factory=list)
     feed: str = ""
+    refused: bool = False       # bad lines without --skip-bad-lines: nothing is written
 
     def as_json(self) -> dict:
         return {"written": len(self.written), "held": len(self.held), "updated": len(self.updated),
@@ -159,12 +160,27 @@ def ingest(paths: StorePaths, feed_path: Path, *, actor: str, skip_bad_lines: bo
         raise BadInput(f"--actor {actor!r} is not of the form class:id (e.g. agent:427)")
     feed = read_feed(feed_path)
     store = Store(paths.root, warn=True)
+    # Planned first without the lock: a refused feed takes no lock and writes nothing, not even
+    # the lock file. Under the lock, a log that changed since is planned again.
+    planned_on = (store.generation, store.state.seq, store.state.hash)
+    result, drafts = _plan(store, feed, actor, feed_path, skip_bad_lines)
+    if result.refused:
+        return result
     with LogWriter(paths) as writer:
         store.refresh()
-        result = IngestResult(feed=str(feed_path))
-        drafts = plan_feed(store, feed, actor, result)
-        if result.rejected and not skip_bad_lines:
-            result.written, result.held, result.updated, result.unchanged = [], {}, [], []
-            return result
+        if (store.generation, store.state.seq, store.state.hash) != planned_on:
+            result, drafts = _plan(store, feed, actor, feed_path, skip_bad_lines)
+            if result.refused:
+                return result
         writer.append(drafts)
     return result
+
+
+def _plan(store: Store, feed: list, actor: str, feed_path: Path,
+          skip_bad_lines: bool) -> tuple[IngestResult, list[dict]]:
+    result = IngestResult(feed=str(feed_path))
+    drafts = plan_feed(store, feed, actor, result)
+    if result.rejected and not skip_bad_lines:
+        result.written, result.held, result.updated, result.unchanged = [], {}, [], []
+        result.refused = True
+    return result, drafts

@@ -24,6 +24,7 @@ from fnmatch import translate
 
 from .chain import canonical, sha256_hex
 from .errors import BadInput
+from .files import read_regular
 from .logfile import StorePaths
 from .model import principal
 
@@ -99,7 +100,7 @@ def load(paths: StorePaths) -> Policy:
     """The policy in force: the store's policy.toml, else the built-in default."""
     path = paths.root / POLICY_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path).decode("utf-8")
     except FileNotFoundError:
         return DEFAULT
     except (OSError, UnicodeDecodeError) as exc:

@@ -33,7 +33,7 @@ HOSTILE = {
     "observed_at": ["2026-02-30T00:00:00Z", "2026-13-45T25:61:61Z", "0000-01-01T00:00:00+23:59",
                     "0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59",
                     "2025-01-01T00:00:00+24:00", "2016-12-31T23:59:60Z", "2025-01-01T24:00:00Z",
-                    "yesterday"],
+                    "2025-01-01T00:00:00+00:60", "2025-01-01T00:00:00-05:99", "yesterday"],
     "authority": [2 ** 63, 10 ** 30, 2 ** 31, -(2 ** 31) - 1, 1.5, "3", True],
     "confidence": [2, -0.1, "high", math.inf],
     "value": [math.inf, -math.inf, math.nan, deep(65), deep(3000), {"a": [math.inf]}],
@@ -198,7 +198,8 @@ def test_a_duplicated_key_in_the_head_line_is_refused_by_a_cold_load(tmp_path):
 @pytest.mark.parametrize("at", ["0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59",
                                 "2026-02-30T00:00:00Z", "0000-01-01T00:00:00Z", "now",
                                 "2016-12-31T23:59:60Z", "2025-03-01T24:00:00Z",
-                                "2025-03-01T23:60:00Z"])
+                                "2025-03-01T23:60:00Z", "2025-03-01T08:00:00-00:60",
+                                "2025-03-01T08:00:00+05:99"])
 def test_an_event_time_that_is_no_real_time_is_refused_by_loader_and_audit_alike(tmp_path, at):
     """A foreign line whose `at` is no real time (or one whose UTC leaves years 1..9999, which
     would reach Python as text): every command refuses the log naming the line, never a
@@ -542,3 +543,13 @@ def test_an_envelope_both_take_is_taken_by_loader_and_audit_alike(tmp_path, chan
     reference, *chunked = every_walk(root)
     assert (reference["doc"]["ok"], reference["doc"]["events"]) == (True, 3)
     assert chunked == [reference, reference]
+
+
+def test_python_reads_times_with_the_loaders_own_pattern():
+    """contract/model's RFC 3339 check is the loader's real_time pattern, character for
+    character (an outside probe found +05:99 taken by ingest and audit, refused by loaders)."""
+    from inspector.store import model, queries
+    assert f"regexp_full_match(t, '{model.RFC3339}')" in queries.sql("macro_load_checks")
+    assert not model.is_rfc3339("2025-03-01T08:00:00+05:99")
+    assert not model.is_rfc3339("2025-03-01T0\u0668:00:00Z")        # an Arabic-Indic digit
+    assert model.is_rfc3339("2025-03-01t08:00:00-23:59")

@@ -1,0 +1,37 @@
+"""A FIFO planted where the store keeps a file it reads (the policy, a certificate) is refused,
+never waited on: the commands answered the outside probe that found it only when killed."""
+
+from __future__ import annotations
+
+import os
+
+from clirun import inspector
+from storegen import entry, write_store
+
+
+def _store(tmp_path):
+    return write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
+                                         entry("A1", "user:42", "city", "Lyon", subject="user:42"))])
+
+
+def test_a_fifo_as_policy_toml_is_an_error_naming_it(tmp_path):
+    store = _store(tmp_path)
+    os.mkfifo(store / "policy.toml")
+    for command in (["scan", store], ["policy", "show", store]):
+        result = inspector(*command, subprocess_run=True)      # a hang fails at the run's timeout
+        assert (result.code, result.stdout) == (2, "")
+        assert result.stderr == (f"error: {store}/policy.toml: cannot read it ([Errno 22] not a "
+                                 f"regular file: '{store}/policy.toml'); fix or remove the file\n")
+
+
+def test_a_fifo_as_a_certificate_is_a_missing_certificate_to_audit(tmp_path):
+    store = _store(tmp_path)
+    assert inspector("erase", store, "--subject", "user:42", "--reason", "DSR-1").code == 0
+    (certificate,) = (store / "certificates").iterdir()
+    certificate.unlink()
+    os.mkfifo(certificate)
+    result = inspector("audit", store, "--verify", "--json", subprocess_run=True)
+    assert result.code == 1
+    assert result.json["problems"] == [{"seq": 1, "problem": (
+        f"seq 1: certificate {certificate.stem} is missing or does not match the digest its "
+        "erase event recorded")}]
