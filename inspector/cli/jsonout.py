@@ -66,7 +66,7 @@ def _by_orjson(document: Any) -> str | None:
     try:
         prepared = _prepared(document, 0)
         return orjson.dumps(prepared, option=orjson.OPT_INDENT_2).decode()
-    except (_Refused, TypeError):
+    except (_Refused, TypeError, RecursionError):    # _prepared recurses: json.dumps's fallback
         return None
 
 

@@ -100,7 +100,8 @@ def load(paths: StorePaths) -> Policy:
     """The policy in force: the store's policy.toml, else the built-in default."""
     path = paths.root / POLICY_FILE
     try:
-        text = read_regular(path).decode("utf-8")
+        # universal newlines, as read_text gave: tomllib takes no bare carriage return
+        text = read_regular(path).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except FileNotFoundError:
         return DEFAULT
     except (OSError, UnicodeDecodeError) as exc:

@@ -116,3 +116,16 @@ def test_nesting_past_orjsons_limit_is_written_as_pythons_encoder_writes_it():
     max_leaves=25))
 def test_any_document_is_written_as_pythons_encoder_writes_it(document):
     assert jsonout.dumps(document) == _python_text(document)
+
+
+def test_a_document_near_orjsons_depth_deep_in_the_stack_is_written_as_python_writes_it():
+    """An outside review: _prepared recurses, so a 253-deep list from a caller 500 frames down
+    raised RecursionError, which json.dumps's own path catches (it writes compact)."""
+    document: object = 1
+    for _ in range(253):
+        document = [document]
+
+    def at(n: int) -> str:
+        return at(n - 1) if n else jsonout.dumps(document)
+
+    assert at(500) == _python_text(document)

@@ -92,3 +92,15 @@ def test_a_bad_policy_file_is_one_clear_error(tmp_path, text, message):
     (root / "policy.toml").write_text(text)
     with pytest.raises(BadInput, match=message):
         policy.load(store_paths(root))
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n", b"\r"], ids=["lf", "crlf", "cr"])
+def test_a_policy_file_reads_alike_with_any_line_ending(tmp_path, newline):
+    """As Path.read_text read it (universal newlines): an outside review found a bare CR
+    refused once the file was read as bytes (tomllib takes no bare CR)."""
+    root = write_store(tmp_path / "s", [])
+    (root / "policy.toml").write_bytes(newline.join(
+        [b"[[protect]]", b'entity = "user:*"', b'attribute = "email"', b'writers = ["operator"]', b""]))
+    rules = policy.load(store_paths(root)).rules
+    assert [(r.entity, r.attribute, r.writers, r.min_authority) for r in rules] == [
+        ("user:*", "email", ("operator",), None)]
