@@ -6,11 +6,6 @@
 -- `now` every statement that judges the store passes to its macros (macros.sql, state_at).
 SELECT $tk IS NOT NULL AND coalesce($tk >= max("at"), true) FROM versions
 
--- name: support_materialize
--- Which summaries are supported as of $tk, and their effective authority: the walk over the
--- whole store that judging any part of it needs, done once (beliefs.materialize).
-CREATE OR REPLACE TABLE support AS SELECT * FROM support_at($tk, $now)
-
 -- name: judged_range_starts
 -- The first key of each range of about $size judged entries after the first range, in key
 -- order: a key starts a range when the entries of the keys before it reach the next multiple
@@ -30,7 +25,7 @@ ORDER BY entity, attribute
 CREATE OR REPLACE TABLE judged AS FROM judged LIMIT 0
 
 -- name: judged_add_range
--- The judged entries of one range of keys (support_materialize first), sorted by key: the
+-- The judged entries of one range of keys (`support` filled first), sorted by key: the
 -- ranges added in key order leave the table sorted, so that per-key lookups skip row groups.
 INSERT INTO judged
 SELECT * FROM judged_in_range($tk, $now, $lo_entity, $lo_attribute, $hi_entity, $hi_attribute)

@@ -12,7 +12,7 @@ ORDER BY e.src
 
 -- name: scan_unsupported
 -- summary.unsupported: active summaries the belief rule does not support as of $tk (in
--- `support`, which support_materialize filled as of $tk).
+-- `support`, which beliefs.in_ranges filled as of $tk).
 SELECT s.memory_id, s.justification
 FROM state_at($tk, $now) s JOIN support p ON p.memory_id = s.memory_id
 WHERE s.status = 'active' AND NOT p.supported

@@ -158,7 +158,7 @@ CREATE TABLE IF NOT EXISTS judged (
     supported BOOLEAN, eff_authority BIGINT)
 
 -- name: support_create
--- An empty `support` table (support_materialize's) so that judged_in_range can be defined.
+-- An empty `support` table (stepwise.materialize fills it) so that judged_in_range can be defined.
 CREATE TABLE IF NOT EXISTS support (memory_id VARCHAR, supported BOOLEAN, eff_authority BIGINT)
 
 -- name: index_entries_id

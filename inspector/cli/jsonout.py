@@ -9,6 +9,7 @@ terminal shown the document acts on none of them. A long list can be written a p
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from itertools import islice
@@ -79,7 +80,7 @@ def _prepared(value: Any, depth: int) -> Any:
         text = float.__repr__(value).encode()
         if orjson.dumps(value) == text:
             return value
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             raise _Refused
         return orjson.Fragment(text)
     if depth >= _DEPTH:

@@ -131,7 +131,6 @@ def draw_table(out: Console, names: list[str], cells: list[list[Text]], widths: 
                   soft_wrap=True)
 
 
-
 def table_rows(cells: list[list[Text]], widths: list[int]) -> Text:
     """The rows of print_table's table, one line each: every cell cut to its column's width
     with "…" and padded, GAP spaces between columns. This is what Rich's Table draws for

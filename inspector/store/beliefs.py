@@ -188,7 +188,10 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool,
     now = at_head(con, tk)
     params = {"tk": tk, "tv": spec.moment.tv, "ctx": spec.context}
     _capped(con, lambda: stepwise.materialize(con, tk, now), cap)
-    size = PART_ENTRIES if keep else max(1, PART_ENTRIES // 2) if cap is None else LEAN_PART_ENTRIES
+    if keep:
+        size = PART_ENTRIES
+    else:
+        size = max(1, PART_ENTRIES // 2) if cap is None else LEAN_PART_ENTRIES
     starts = con.execute(macros.sql(con, "judged_range_starts"),
                          {"tk": tk, "now": now, "size": size}).fetchall()
     add_range = macros.sql(con, "judged_add_range")     # its macros checked once, not per range

@@ -31,14 +31,11 @@ def read_regular(path: Path) -> bytes:
     file: a FIFO or a device planted in its place would block or never end the read, so it is
     opened without waiting and refused (OSError) before anything is read."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
+    with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         os.set_blocking(fd, True)
-        with os.fdopen(os.dup(fd), "rb") as f:
-            return f.read()
-    finally:
-        os.close(fd)
+        return f.read()
 
 
 def make_dir(path: Path) -> None:

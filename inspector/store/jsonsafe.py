@@ -119,7 +119,7 @@ def depth(value) -> int:
     return deepest
 
 
-_FLAT = (str, int, type(None))     # exact types: no bool, float or subclass (flat_canonical)
+_FLAT = (str, int, type(None))     # exact types: no bool, float or subclass (dumps_canonical)
 
 
 def dumps_canonical(value) -> bytes:

@@ -76,7 +76,7 @@ def materialize(con: duckdb.DuckDBPyConnection, tk, now: bool) -> None:
     """CREATE OR REPLACE TABLE support AS SELECT * FROM support_at(tk, now), a part at a time.
     Leaves no part behind, also when a statement fails."""
     steps, fill = parts()
-    macros.sql(con, "support_materialize")          # state_at and the macros it uses
+    macros.sql(con, "macro_support_at")             # defines state_at, which the first part calls
     taken = _tables(con) & {p.name for p in steps}
     if taken:
         raise AssertionError(f"support_at: parts named like tables of the store: {sorted(taken)}")

@@ -42,8 +42,6 @@ INLINE_BYTES = 4 << 20
 
 
 _NO = jsonsafe.UNREAD       # no parse of the line vouched for it
-# The parsed line when orjson writes back exactly its bytes, else _NO.
-_canonical = jsonsafe.orjson_reading
 
 
 def _no_repeated_key(raw: bytes):
@@ -95,7 +93,7 @@ def refused(raw: bytes, canonical_first: bool = True) -> bool:
 
 def _verdict(raw: bytes, canonical_first: bool) -> tuple[bool, bool]:
     """(`refused`'s answer, whether orjson vouched for the line as canonical)."""
-    event = _canonical(raw) if canonical_first else _NO
+    event = jsonsafe.orjson_reading(raw) if canonical_first else _NO
     canonical = event is not _NO
     if not canonical:
         event = _no_repeated_key(raw)

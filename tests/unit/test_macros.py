@@ -42,7 +42,6 @@ def test_what_each_statement_needs_is_what_it_calls_and_what_those_call():
         "judged_range_starts": ["state_replay", "state_at"],
         "report_held_queue": ["state_replay", "state_at"],
         "scan_unsupported": ["state_replay", "state_at"],
-        "support_materialize": ["state_replay", "state_at", "support_at"],
         "unsupported_among": ["state_replay", "state_at", "support_at"]}
 
 

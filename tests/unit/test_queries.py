@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.store import beliefs, gate, macros, queries
+from inspector.store import beliefs, gate, macros, queries, stepwise
 from inspector.store.actions import Request
 from inspector.store.append import event_draft
 from inspector.store.load import SOURCE_RE, Store
@@ -556,7 +556,7 @@ def test_scan_findings(bc, mt):
     now = beliefs.at_head(con, T)
     assert now is True
     assert rows(con, "scan_unsupported", tk=T, now=now) == []        # `support` not filled yet
-    con.execute(macros.sql(con, "support_materialize"), {"tk": T, "now": now})
+    stepwise.materialize(con, T, now)
     assert rows(con, "scan_unsupported", tk=T, now=now) == [("M4", ["M2"])]
     assert rows(con, "scan_echo") == [("M7", "M1", ["M3", "M6"])]
     assert rows(con, "scan_dangling") == []

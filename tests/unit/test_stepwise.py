@@ -56,7 +56,9 @@ def test_stepwise_fills_support_with_the_macros_rows_and_leaves_no_part(tmp_path
     store = Store(_store_with_summaries(tmp_path / "s", seed))
     con = store.con
     tk = con.execute('SELECT max("at") FROM versions').fetchone()[0]
-    con.execute(macros.sql(con, "support_materialize"), {"tk": tk, "now": True})
+    macros.sql(con, "macro_support_at")                 # the macro in one statement: the reference
+    con.execute("CREATE OR REPLACE TABLE support AS SELECT * FROM support_at($tk, $now)",
+                {"tk": tk, "now": True})
     whole = _support(con)
     assert len(whole) == 40 and {s for _, s, _ in whole} == {True, False}
     con.execute("DELETE FROM support")
