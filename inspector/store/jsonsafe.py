@@ -50,7 +50,7 @@ def orjson_reading(data: bytes):
     - it refuses Infinity, NaN and values over 1,024 deep.
     About 3 µs for a log line, against 15-20 µs for json.loads with the duplicate-key hook:
     the lines another tool wrote in canonical JSON, beyond the fast grammar of
-    `verify_parallel`, are read this way by `audit --verify`, and a cold load's strict scan
+    `fastline`, are read this way by `audit --verify`, and a cold load's strict scan
     vouches for canonical lines with it (strictscan)."""
     try:
         value = orjson.loads(data)

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from storegen import entry, write_store
-from inspector.store import audit, verify_parallel
+from inspector.store import audit, fastline, verify_parallel
 from inspector.store.chain import GENESIS, canonical, line_hash, seal, seal_after
 from inspector.store.logfile import store_paths
 from inspector.store.model import ENTRY_DEFAULTS
@@ -512,11 +512,11 @@ def test_a_line_that_fails_late_fails_fast():
                   "memory_id": "M1", "batch": None,
                   "body": {"before": after, "after": after, "reason": None, "salt": "00"}}, GENESIS)
     line = dump(event) + b"\n"
-    assert verify_parallel._FAST.match(line)
+    assert fastline.FAST.match(line)
     for bad in (line[:-2] + b"x}\n", line[:-1] + b" \n", line.replace(b'"salt":"00"', b'"salt":"00",', 1),
                 line.replace(b',"seq":1}', b',"seq":01}')):
         start = time.perf_counter()
-        assert verify_parallel._FAST.match(bad) is None
+        assert fastline.FAST.match(bad) is None
         assert time.perf_counter() - start < 0.05
 
 
