@@ -241,3 +241,31 @@ SELECT scope, entity, attribute, memory_id, value FROM beliefs_in($tk, $tk, NULL
 -- Which of the given summaries the belief rule would not support as of $tk.
 SELECT memory_id FROM support_at($tk, $now)
 WHERE NOT supported AND memory_id IN (SELECT unnest($ids::VARCHAR[]))
+
+-- name: snapshot_meta_create
+-- The belief snapshot (snapshot.py): what it was built for.
+CREATE TABLE snapshot_target.snapshot_meta (format INTEGER, code VARCHAR, dev UBIGINT,
+    ino UBIGINT, "offset" BIGINT, seq BIGINT, hash VARCHAR, scope VARCHAR, context VARCHAR,
+    tk VARCHAR)
+
+-- name: snapshot_meta_write
+INSERT INTO snapshot_target.snapshot_meta VALUES ($format, $code, $dev, $ino, $offset, $seq,
+    $hash, $scope, $context, $tk)
+
+-- name: snapshot_write_judged
+CREATE TABLE snapshot_target.judged AS FROM judged
+
+-- name: snapshot_write_beliefs
+CREATE TABLE snapshot_target.beliefs AS FROM beliefs
+
+-- name: snapshot_meta_read
+SELECT format, code, dev, ino, "offset", seq, hash, scope, context, tk
+FROM snapshot_source.snapshot_meta
+
+-- name: snapshot_take_judged
+-- In the order materialize leaves them (judged_add_range, beliefs_add_range).
+CREATE OR REPLACE TABLE judged AS
+FROM snapshot_source.judged ORDER BY entity, attribute, scope, memory_id
+
+-- name: snapshot_take_beliefs
+CREATE OR REPLACE TABLE beliefs AS FROM snapshot_source.beliefs ORDER BY pos

@@ -139,7 +139,8 @@ class Store:
         for name in ("base_attach_empty", *EMPTY_BASE):
             self.con.execute(sql(name))
 
-    def _mark(self) -> "view.Mark":
+    def mark(self) -> "view.Mark":
+        """Where the loaded tables stand in the log."""
         st = self.state
         return view.Mark(st.dev, st.inode, st.offset, st.seq, st.hash, st.chained, st.unchained)
 
@@ -149,7 +150,7 @@ class Store:
         (the view just written, or one another process wrote since, both proven current)."""
         if self._in_scratch or self.state.inode is None:
             return
-        if not view.publish(self.con, self.paths, self._mark()):
+        if not view.publish(self.con, self.paths, self.mark()):
             return
         self.reset()
         self._load_all(publish=False)

@@ -41,6 +41,7 @@ from .logfile import StorePaths, last_line
 from .queries import sql, statements
 
 VIEW_NAME = "view.duckdb"
+SNAPSHOT_NAME = "beliefs.duckdb"      # snapshot.py: the belief view a TUI left
 FORMAT = 1
 # Statements writing a view file (attached as `target` while it is written).
 WRITE = ("view_write_versions", "view_write_entries", "view_write_edges", "view_write_known_ids",
@@ -90,7 +91,7 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
-def _usable_dir(paths: StorePaths) -> bool:
+def usable_dir(paths: StorePaths) -> bool:
     """`.inspector` is a real directory (never a link: the view holds personal data)."""
     try:
         return stat.S_ISDIR(os.lstat(paths.cache).st_mode)
@@ -102,10 +103,10 @@ def attach(con: duckdb.DuckDBPyConnection, paths: StorePaths) -> Mark | str:
     """Attach the view file read-only as `base` when it is there and proven current for the
     log; return its Mark, or why it cannot be used ("" when there simply is none)."""
     file = path(paths)
-    if not _usable_dir(paths) or not os.path.isfile(file) or os.path.islink(file):
+    if not usable_dir(paths) or not os.path.isfile(file) or os.path.islink(file):
         return ""
     try:
-        con.execute(f"ATTACH '{_quoted(file)}' AS base (READ_ONLY)")
+        con.execute(f"ATTACH '{quoted(file)}' AS base (READ_ONLY)")
     except duckdb.Error as exc:
         return f"the view could not be opened ({str(exc).splitlines()[0]})"
     try:
@@ -150,12 +151,12 @@ def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark) -> bo
     """Write the overlay tables (`all_*`) to a new view file and rename it into place, while
     holding the store's lock and only if the log is still the one `mark` describes. Never
     waits for the lock and never fails the command: returns whether a view was published."""
-    if mark.offset < min_log_bytes() or not _writable(paths):
+    if mark.offset < min_log_bytes() or not writable(paths):
         return False
     temp = paths.cache / temp_name(VIEW_NAME)
     try:
-        _clean_stale_temps(paths)
-        con.execute(f"ATTACH '{_quoted(temp)}' AS target")
+        clean_stale_temps(paths, VIEW_NAME)
+        con.execute(f"ATTACH '{quoted(temp)}' AS target")
         try:
             os.chmod(temp, FILE_MODE)
             for name in WRITE:
@@ -169,7 +170,7 @@ def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark) -> bo
         finally:
             con.execute("DETACH target")
         fsync_file(temp)
-        return _rename_if_current(paths, temp, mark)
+        return rename_if_current(paths, temp, mark)
     except (duckdb.Error, OSError):
         return False
     finally:
@@ -183,17 +184,18 @@ def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark) -> bo
 
 
 def discard(paths: StorePaths) -> None:
-    """Delete the view file (a log found tampered with must not be answered from it)."""
-    if not _usable_dir(paths):
+    """Delete the view file and the belief snapshot (a log found tampered with must not be
+    answered from either)."""
+    if not usable_dir(paths):
         return
-    for name in (VIEW_NAME, VIEW_NAME + ".wal"):
+    for name in (VIEW_NAME, VIEW_NAME + ".wal", SNAPSHOT_NAME, SNAPSHOT_NAME + ".wal"):
         try:
             os.unlink(paths.cache / name)
         except FileNotFoundError:
             pass
 
 
-def _writable(paths: StorePaths) -> bool:
+def writable(paths: StorePaths) -> bool:
     """The view is written only by an account that may write the store, into a `.inspector`
     that is a real directory of the store's own, never into a group- or other-writable one."""
     try:
@@ -211,7 +213,9 @@ def _writable(paths: StorePaths) -> bool:
         return False
 
 
-def _rename_if_current(paths: StorePaths, temp: Path, mark: Mark) -> bool:
+def rename_if_current(paths: StorePaths, temp: Path, mark: Mark, target: Path | None = None) -> bool:
+    """Rename `temp` over `target` (the view file) under the store's lock, only if the log is
+    still the one `mark` describes; never waits for the lock."""
     fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
                  FILE_MODE)
     try:
@@ -222,9 +226,9 @@ def _rename_if_current(paths: StorePaths, temp: Path, mark: Mark) -> bool:
                 return False            # a writer holds the store: the next command publishes
             raise
         try:
-            if proven(paths, mark) is not None or not _usable_dir(paths):
+            if proven(paths, mark) is not None or not usable_dir(paths):
                 return False            # the log changed under us (an erasure): never put back
-            os.rename(temp, path(paths))
+            os.rename(temp, target or path(paths))
             fsync_dir(paths.cache)
             return True
         finally:
@@ -233,12 +237,12 @@ def _rename_if_current(paths: StorePaths, temp: Path, mark: Mark) -> bool:
         os.close(fd)
 
 
-def _clean_stale_temps(paths: StorePaths) -> None:
-    """Temp files of a publish that crashed (an hour old: one in progress is younger)."""
+def clean_stale_temps(paths: StorePaths, name: str) -> None:
+    """Temp files of a publish of `name` that crashed (an hour old: one in progress is younger)."""
     now = time.time()
     with os.scandir(paths.cache) as entries:
         for entry in entries:
-            if is_temp_of(entry.name, VIEW_NAME):
+            if is_temp_of(entry.name, name):
                 try:
                     if now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS:
                         os.unlink(entry.path)
@@ -246,5 +250,5 @@ def _clean_stale_temps(paths: StorePaths) -> None:
                     pass
 
 
-def _quoted(file: Path) -> str:
+def quoted(file: Path) -> str:
     return str(file).replace("'", "''")

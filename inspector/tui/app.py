@@ -133,13 +133,14 @@ class InspectorApp(App):
             # what the wait is (12 s on a million events with long values and hot keys).
             self.call_from_thread(self.set_status, loading=f"judging the beliefs of "
                                   f"{store.state.seq:,} events …")
-            self.session.rebuild_view()
+            self.session.open_view()
         except InspectorError as error:
             self.call_from_thread(self.exit, message=f"error: {error}", return_code=error.exit_code)
             return
         self.load_seconds = time.perf_counter() - started
         self.call_from_thread(self._after_change)
         self.session.index()
+        self.session.save_snapshot()         # the next launch starts from it
         self.call_from_thread(self.set_interval, LIVE_POLL_S, self._poll)
         self.verify_chain()
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping
 
 from ..present.mask import is_secret, mask_text, mask_value
-from ..store import beliefs, diff, entries, gate, lineage, scan
+from ..store import beliefs, diff, entries, gate, lineage, scan, snapshot
 from ..store.actions import Request
 from ..store.beliefs import Moment, ViewSpec
 from ..store.load import Store
@@ -22,6 +22,8 @@ from .sources import ListSource, TableSource, masked, rows_of  # noqa: F401 (Lis
 
 
 LIVE = ("active", "held")     # statuses a finding is still about (Findings, Overview)
+# A belief view that started from a snapshot this many lines behind is left as the new one.
+SNAPSHOT_LINES = 20_000
 INDEXES = ("index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
            "index_known_ids_id")
 
@@ -71,6 +73,7 @@ class Session:
         self.last_result = None         # the plan last applied (an erasure's has its certificate)
         self._whole: Store | None = None
         self._built = None     # (spec, store generation, seq) the belief view was built for
+        self._snapshot_seq = -SNAPSHOT_LINES   # the seq of the belief snapshot taken or left
         self.applied: list[tuple[str, str]] = []   # (batch, op) applied since the app opened
         self.found: list[dict] | None = None   # the last scan's findings (Findings, Overview)
         self._scanning = threading.Lock()
@@ -127,6 +130,42 @@ class Session:
             count = self._rows_of_screens(cur)
             self.store.compact()
             return count
+
+    def open_view(self) -> int:
+        """At launch: the belief snapshot a session left (snapshot.py) brought to now by the live
+        path's patch, when there is one for this store, scope and view; else the view built
+        whole. Either way every screen's rows are built."""
+        if self.live_time:
+            spec = replace(self.spec, moment=Moment.resolve())
+            with self.store.lock, self.reader() as cur:
+                store = self.store
+                taken = snapshot.take(cur, store.paths, store.mark(), self.scope, spec.context)
+                changed = [] if taken is None else \
+                    [i for (i,) in cur.execute(sql("ids_since_seq"), {"seq": taken.seq}).fetchall()]
+                if taken is not None and beliefs.patch(cur, spec, taken.tk, changed) is not None:
+                    self.spec = spec
+                    self.store.compact()
+                    self._built = (spec, store.generation, store.state.seq)
+                    self._snapshot_seq = taken.seq
+                    count = self._rows_of_screens(cur)
+                    self.store.compact()
+                    return count
+        return self.rebuild_view()
+
+    def save_snapshot(self) -> bool:
+        """Leave the belief view as built for the next launch (snapshot.save), unless it came
+        from a snapshot fewer than SNAPSHOT_LINES lines behind; a view at another moment than
+        now is never left. Returns whether a snapshot was written."""
+        with self.store.lock, self.reader() as cur:
+            built, store = self._built, self.store
+            if built is None or not self.live_time or built[1:] != (store.generation, store.state.seq) \
+                    or store.state.seq - self._snapshot_seq < SNAPSHOT_LINES:
+                return False
+            written = snapshot.save(cur, store.paths, store.mark(), self.scope, built[0].context,
+                                    built[0].moment.tk)
+            if written:
+                self._snapshot_seq = store.state.seq
+            return written
 
     def take_appended(self) -> int:
         """After lines were appended and loaded: bring the view up to now by judging again only

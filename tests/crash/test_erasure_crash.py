@@ -47,7 +47,8 @@ def residue(root: Path) -> list[tuple[str, bytes]]:
 
 def crash_store(tmp_path: Path) -> Path:
     """user:5's entries (the canaries), someone else's entry, and residue of earlier crashes:
-    a torn tail, a view under .inspector/, a stale temp file of a replace."""
+    a torn tail, a view and a belief snapshot under .inspector/, a stale temp file of a
+    replace."""
     root = write_store(tmp_path / "s", [
         ("2025-01-01T00:00:00Z", "write", entry("A", entity="user:5", subject="user:5", value=CANARIES[0])),
         ("2025-01-01T00:00:01Z", "write", entry("B", entity="other", attribute="b", value="keep-b")),
@@ -59,6 +60,7 @@ def crash_store(tmp_path: Path) -> Path:
         f.write(b'{"seq":44,"body":{"after":{"value":"' + CANARIES[1].encode())
     (root / ".inspector").mkdir(mode=0o700)
     (root / ".inspector" / "view.duckdb").write_bytes(CANARIES[2].encode() + CANARIES[0].encode())
+    (root / ".inspector" / "beliefs.duckdb").write_bytes(CANARIES[0].encode())   # a TUI's snapshot
     (root / ".events.jsonl.tmp-77-dead").write_bytes(CANARIES[3].encode())
     return root
 

@@ -324,7 +324,7 @@ def test_a_publish_never_puts_back_a_view_of_a_log_an_erasure_replaced(store):
     shutil.rmtree(store / ".inspector")
     shutil.copyfile(store / "events.jsonl", store / "x")
     os.replace(store / "x", store / "events.jsonl")
-    assert view.publish(s.con, s.paths, s._mark()) is False
+    assert view.publish(s.con, s.paths, s.mark()) is False
     assert sorted(p.name for p in (store / ".inspector").iterdir()) == []
     s.close()
 
@@ -333,9 +333,9 @@ def test_a_publish_skips_while_a_writer_holds_the_lock(store):
     s = Store(store, warn=False)
     os.unlink(store / ".inspector" / "view.duckdb")
     with LogWriter(s.paths):
-        assert view.publish(s.con, s.paths, s._mark()) is False
+        assert view.publish(s.con, s.paths, s.mark()) is False
     assert sorted(p.name for p in (store / ".inspector").iterdir()) == []
-    assert view.publish(s.con, s.paths, s._mark()) is True
+    assert view.publish(s.con, s.paths, s.mark()) is True
     s.close()
 
 
