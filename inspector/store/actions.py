@@ -18,7 +18,7 @@ from . import beliefs
 from .append import LogWriter, event_draft
 from .chain import canonical
 from .contract import is_unicode
-from .errors import BadInput, Refused
+from .errors import BadInput, Refused, Stale
 from .load import Store
 from .model import is_within, now_utc
 
@@ -242,7 +242,7 @@ def unchanged(store: Store, plan, what: str):
         store.refresh()
         fresh = plan.action.plan(store, plan.request)
         if fresh.fingerprint() != plan.fingerprint():
-            raise Refused(f"store changed; review again: the log changed since this {what} was "
+            raise Stale(f"store changed; review again: the log changed since this {what} was "
                           "planned (nothing written)")
         yield writer, fresh
 

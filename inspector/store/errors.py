@@ -21,6 +21,11 @@ class Refused(InspectorError):
     exit_code = 3
 
 
+class Stale(Refused):
+    """The log changed since the plan was made, in a way that alters what was reviewed: the
+    plan must be made and reviewed again."""
+
+
 class WriteFailed(InspectorError):
     """Writing to the store failed (a full disk, an I/O error): one line, nothing left behind."""
 

@@ -12,13 +12,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from textual import events, work
+from textual._time import get_time
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 
 from ..present.text import render
-from ..store.errors import InspectorError
+from ..store.errors import InspectorError, Stale
 from ..store.registry import ACTIONS
 from ..store.logfile import StorePaths, exposure_warning
 from .commands import InspectorCommands
@@ -33,6 +34,10 @@ from .session import Session, apply_action, plan_action
 from .spec import Status
 
 LIVE_POLL_S = 0.1          # an os.stat of the log: another process's append is seen within 0.1 s
+# Keys typed while a dialog writes were meant for that dialog or the next one, never for the
+# table behind: from a key that reaches a writing dialog, every key that follows within this
+# many seconds of the one before is dropped, also once the dialog has closed.
+TYPED_DURING_WRITE_S = 0.6
 CONFIRMATIONS = {"reason": PlanModal, "subject": EraseModal}   # by Action.confirm
 
 
@@ -61,6 +66,9 @@ class InspectorApp(App):
         self._taker = None              # the last _take_live worker
         self._origin = None            # the screen the running action was started from
         self._live_at = 0.0
+        self._quiet_until = 0.0        # keys before this (event time) are a write's typeahead
+        self._closed_at = 0.0          # when the last writing dialog closed
+        self._told_for = 0.0           # the close whose dropped keys the operator was told of
 
     def on_mount(self) -> None:
         if self.config.get("theme"):
@@ -229,9 +237,24 @@ class InspectorApp(App):
         """A key typed in the same burst as the one that opened a dialog reaches the app after
         the dialog is on top, but from the screen below: it goes to the dialog (its reason, in
         order), never to the bindings (prevent_default: App's own handler, which checks them,
-        does not run). Any other key goes on to App's handler."""
+        does not run). Keys typed while a dialog writes, and the rest of their burst after it
+        closed, are dropped: typed ahead for a dialog (the next reason, the next action key),
+        they must never act on the table ("x spam enter x spam enter" while the first write
+        runs would otherwise approve the next row with "a"). Any other key goes on to App's
+        handler."""
         top = self.screen
-        if isinstance(top, TypeAhead) and top.stale(event):
+        if isinstance(top, TypeAhead) and getattr(top, "writing", False):
+            self._quiet_until = max(self._quiet_until, event.time + TYPED_DURING_WRITE_S)
+        elif not isinstance(top, ModalScreen) and \
+                (event.time < self._closed_at or event.time < self._quiet_until):
+            event.prevent_default()
+            event.stop()
+            if self._told_for != self._closed_at:
+                self._told_for = self._closed_at
+                self.notify("Keys typed while the last action was written were ignored: "
+                            "type them again if you meant them.", severity="warning", timeout=6)
+            self._quiet_until = max(self._quiet_until, event.time + TYPED_DURING_WRITE_S)
+        elif isinstance(top, TypeAhead) and top.stale(event):
             event.prevent_default()
             (top.focused or top)._forward_event(events.Key(event.key, event.character))
 
@@ -290,7 +313,7 @@ class InspectorApp(App):
         try:
             result = apply_action(self.session, plan, reason)
         except InspectorError as error:
-            self.call_from_thread(dialog.failed, str(error))
+            self.call_from_thread(dialog.failed, str(error), isinstance(error, Stale))
             return
         finally:
             self._pending(False)
@@ -303,6 +326,7 @@ class InspectorApp(App):
 
     def _written(self, dialog, result) -> None:
         """The write is done: close the dialog, clear the marks it acted on, say what it did."""
+        self._closed_at = get_time()
         dialog.done(result)
         origin = self._origin
         cleared = origin.clear_marks() if origin is not None else 0

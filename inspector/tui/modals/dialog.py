@@ -19,6 +19,27 @@ from textual.widgets import Input, Static
 from ...present.text import safe
 
 
+class TypedInput(Input):
+    """A dialog's field, which takes its editing keys in the order they were typed. Textual
+    runs a widget's bindings (enter, backspace, the arrows) only after the key has gone round
+    the app, while a printable key is inserted at once: in a burst, "spam", enter, "x"
+    submitted "spamx", and "INC-71", backspace, "2" kept "INC-71". Here those keys run their
+    action when they reach the field, like the letters around them."""
+
+    ORDERED = frozenset({"enter", "backspace", "delete", "left", "right", "home", "end",
+                         "ctrl+a", "ctrl+e", "ctrl+k", "ctrl+u", "ctrl+w", "ctrl+d", "ctrl+left",
+                         "ctrl+right", "alt+backspace", "ctrl+backspace"})
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key in self.ORDERED and not self.disabled:
+            for binding in self._bindings.key_to_bindings.get(event.key, ()):
+                event.stop()
+                event.prevent_default()
+                await self.run_action(binding.action)
+                return
+        await super()._on_key(event)
+
+
 class TypeAhead:
     """What is typed while a dialog opens goes into the field it starts in, in order, never
     lost and never to the table behind: a printable key that reaches the dialog with nothing
@@ -92,8 +113,8 @@ class Pending(TypeAhead, ModalScreen[None]):
             yield Static(what, id="plan-title")
             yield Static(Text("planning … (nothing is written until you confirm)", style="italic"),
                          id="plan-status")
-            yield Input(placeholder="reason (required, goes into the audit log)", id="reason",
-                        select_on_focus=False)
+            yield TypedInput(placeholder="reason (required, goes into the audit log)", id="reason",
+                             select_on_focus=False)
 
     def on_mount(self) -> None:
         self.query_one("#reason", Input).focus()
@@ -114,6 +135,9 @@ class Pending(TypeAhead, ModalScreen[None]):
     def action_hold(self) -> None:
         if self.refusal is not None:
             self.notify("Refused: nothing to confirm. Press escape to close.", severity="warning")
+        else:
+            self.notify("Still planning: nothing is confirmed yet. Review the plan when it "
+                        "appears, then confirm.", severity="warning", timeout=4)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -132,6 +156,7 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
                 Binding("pagedown", "scroll_plan(1)", "scroll the plan down", show=False)]
 
     writing = False
+    outdated = False        # the store changed since the plan: it can no longer be confirmed
 
     def __init__(self, plan, hidden: int = 0, *, typed: str = "", **context):
         super().__init__()
@@ -140,14 +165,36 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
     def status_line(self) -> ComposeResult:
         yield Static(id="plan-status")
 
-    def confirmation(self) -> str | None:
-        """The reason, once everything the dialog asks for is there; else None (and say why)."""
+    def confirmation(self, submitted: str | None = None) -> str | None:
+        """The reason, once everything the dialog asks for is there; else None (and say why).
+        `submitted`: the reason as it was when enter was pressed in its field (a key typed
+        after enter reaches the field before the dialog hears of the enter, and must not go
+        into the audit log)."""
         raise NotImplementedError
 
-    def action_confirm(self) -> None:
-        if self.writing:
+    def reason(self, submitted: str | None) -> str | None:
+        """The reason field's text (as submitted, when it was), or None after saying that one
+        is required."""
+        field = self.query_one("#reason", Input)
+        reason = (field.value if submitted is None else submitted).strip()
+        if not reason:
+            self._status(Text(self.REASON_REQUIRED, style="bold red"))
+            field.focus()
+            return None
+        return reason
+
+    REASON_REQUIRED = "A reason is required: say why, for the audit log."
+
+    def action_confirm(self, submitted: str | None = None) -> None:
+        if self.writing or self.outdated:
             return
-        reason = self.confirmation()
+        if not self.shown_whole():
+            self._status(Text("The terminal is too small to show this dialog whole: enlarge it "
+                              "to confirm (nothing was written).", style="bold red"))
+            self.notify("The dialog does not fit the terminal: enlarge it to confirm.",
+                        severity="warning")
+            return
+        reason = self.confirmation(submitted)
         if reason is None:
             return
         self.writing = True
@@ -156,16 +203,37 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
             field.disabled = True
         self.app.apply_plan(self, self.plan, reason)
 
-    def failed(self, message: str) -> None:
-        """The store refused the write: show why, and let the operator correct it."""
+    def failed(self, message: str, stale: bool = False) -> None:
+        """The store refused the write: show why, and let the operator correct it; or, when
+        the store changed since the plan was made (`stale`), say that this plan can no longer
+        be confirmed: the action must be started again to review the new one."""
         self.writing = False
+        self.outdated = stale
         for field in self.query(Input):
-            field.disabled = False
+            field.disabled = stale
+        for button in self.query("#confirm"):
+            button.disabled = stale
         text = Text("Refused: ", style="bold red")
         text.append_text(safe(message, max_chars=600))
-        text.append("  Correct it and confirm again, or escape.", style="bold")
+        if stale:
+            text.append("  Press escape, then start the action again to review what it would do "
+                        "now.", style="bold")
+        else:
+            text.append("  Correct it and confirm again, or escape.", style="bold")
+            self.query_one("#reason", Input).focus()
         self._status(text)
-        self.query_one("#reason", Input).focus()
+
+    def shown_whole(self) -> bool:
+        """Whether the fields and buttons are all on screen, unclipped: an operator never
+        confirms what the terminal cannot show."""
+        for widget in self.query("Input, #plan-buttons"):
+            try:
+                geometry = self.find_widget(widget)
+            except Exception:          # NoWidget: laid out nowhere (clipped away)
+                return False
+            if geometry.region.area == 0 or not geometry.clip.contains_region(geometry.region):
+                return False
+        return True
 
     def done(self, result) -> None:
         self.writing = False

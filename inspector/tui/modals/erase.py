@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
 from ...present.text import safe
-from .dialog import ActionDialog
+from .dialog import ActionDialog, TypedInput
 
 
 class EraseModal(ActionDialog):
@@ -47,10 +47,10 @@ class EraseModal(ActionDialog):
             yield Static(title)
             yield Static(body)
             yield from self.status_line()
-            yield Input(value=self.typed, placeholder=f"type {what} to confirm", id="confirm-text",
-                        select_on_focus=False)
-            yield Input(placeholder="reason (a ticket id; never the subject)", id="reason",
-                        select_on_focus=False)
+            yield TypedInput(value=self.typed, placeholder=f"type {what} to confirm",
+                             id="confirm-text", select_on_focus=False)
+            yield TypedInput(placeholder="reason (a ticket id; never the subject)", id="reason",
+                             select_on_focus=False)
             with Horizontal(id="plan-buttons"):
                 yield Button("erase (ctrl+y)", variant="error", id="confirm")
                 yield Button("cancel (esc)", id="cancel")
@@ -62,19 +62,16 @@ class EraseModal(ActionDialog):
         if event.input.id == "confirm-text":
             self.query_one("#reason", Input).focus()
         else:
-            self.action_confirm()
+            self.action_confirm(event.value)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_confirm() if event.button.id == "confirm" else self.action_cancel()
 
-    def confirmation(self) -> str | None:
+    REASON_REQUIRED = "A reason is required (a ticket id)."
+
+    def confirmation(self, submitted: str | None = None) -> str | None:
         if self.query_one("#confirm-text", Input).value != self.expected:
             self._status(Text("The confirmation does not match: type it exactly.", style="bold red"))
             self.query_one("#confirm-text", Input).focus()
             return None
-        reason = self.query_one("#reason", Input).value.strip()
-        if not reason:
-            self._status(Text("A reason is required (a ticket id).", style="bold red"))
-            self.query_one("#reason", Input).focus()
-            return None
-        return reason
+        return self.reason(submitted)

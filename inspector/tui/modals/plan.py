@@ -16,7 +16,7 @@ from ...present.text import safe, safe_value as value_text
 from ...store import gate
 from ...store.actions import Plan
 from ..session import held_why
-from .dialog import ActionDialog
+from .dialog import ActionDialog, TypedInput
 
 LOUD = (gate.RULE, gate.SECRET)      # held reasons whose approval the dialog warns about
 
@@ -114,8 +114,8 @@ class PlanModal(ActionDialog):
                 if plan.belief_changes:
                     yield Static(diff_table(plan, self.context.get("secret", set())))
             yield from self.status_line()
-            yield Input(value=self.typed, placeholder="reason (required, goes into the audit log)",
-                        id="reason", select_on_focus=False)
+            yield TypedInput(value=self.typed, placeholder="reason (required, goes into the audit log)",
+                             id="reason", select_on_focus=False)
             with Horizontal(id="plan-buttons"):
                 yield Button(f"{plan.request.action} (ctrl+y)",
                              variant="error" if plan.action.irreversible or loud else "primary",
@@ -126,19 +126,23 @@ class PlanModal(ActionDialog):
         self.query_one("#reason", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if loud_entries(self.plan):
-            self._status(Text("Approving a held instruction or secret takes ctrl+y.",
-                              style="bold red"))
+        if self._needs_ctrl_y():
             return
-        self.action_confirm()
+        self.action_confirm(event.value)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.action_confirm() if event.button.id == "confirm" else self.action_cancel()
+        if event.button.id != "confirm":
+            self.action_cancel()
+        elif not self._needs_ctrl_y():
+            self.action_confirm()
 
-    def confirmation(self) -> str | None:
-        reason = self.query_one("#reason", Input).value.strip()
-        if not reason:
-            self._status(Text("A reason is required: say why, for the audit log.", style="bold red"))
-            self.query_one("#reason", Input).focus()
-            return None
-        return reason
+    def _needs_ctrl_y(self) -> bool:
+        """Enter (in the field or on the button, reached by tab) never approves a held
+        instruction or secret: only ctrl+y does. Says so when it is the case."""
+        if not loud_entries(self.plan):
+            return False
+        self._status(Text("Approving a held instruction or secret takes ctrl+y.", style="bold red"))
+        return True
+
+    def confirmation(self, submitted: str | None = None) -> str | None:
+        return self.reason(submitted)

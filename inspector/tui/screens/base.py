@@ -52,6 +52,9 @@ class InspectorScreen(Screen):
         self._history: list[str] = []      # entries the pane showed before a jump (back)
         self._future: list[str] = []       # and after (forward)
         self._pane_size = 0
+        # The cursor row when a jump pointed the pane away from the cursor's entry (a rival, a
+        # lineage node); None while the pane follows the cursor.
+        self._jumped_at: int | None = None
 
     def _show_status(self, status: Status) -> None:
         self.query_one(StoreHeader).show(status)
@@ -146,6 +149,7 @@ class InspectorScreen(Screen):
 
     @on(VirtualTable.Highlighted)
     def _cursor_moved(self, event: VirtualTable.Highlighted) -> None:
+        self._jumped_at = None
         panes = self.query(DetailPane)
         if not panes:
             return
@@ -209,6 +213,13 @@ class InspectorScreen(Screen):
         self.go_to(event.memory_id)
 
     def go_to(self, memory_id: str) -> None:
+        """Point the pane at `memory_id`, away from the cursor's entry until the cursor moves
+        (a jump that moves the cursor to the entry's row, as Beliefs' may, follows it again)."""
+        table = self.main_table()
+        self._jumped_at = table.cursor_row if table is not None else None
+        self.show_jumped(memory_id)
+
+    def show_jumped(self, memory_id: str) -> None:
         """Show `memory_id` in the pane (Beliefs also moves its cursor to the entry's row)."""
         self.load_detail(memory_id, None)
 
@@ -281,8 +292,12 @@ class InspectorScreen(Screen):
         return table is not None and table.narrow is not None
 
     def selected_ids(self) -> list[str]:
-        """The marked rows' entries; else the entry the detail pane shows; else the entry
-        under the cursor."""
+        """The marked rows' entries; else, when a jump pointed the detail pane at another entry
+        and the cursor has not moved since, that entry; else the entry under the cursor, read
+        from the table itself: an action key typed in the same burst as the keys that moved
+        the cursor runs before the pane hears of the move, and must act on the row the
+        operator sees highlighted, never on the one the cursor left. Nothing while the
+        cursor's row is still being fetched."""
         table = self.main_table()
         if table is None:
             return []
@@ -290,8 +305,9 @@ class InspectorScreen(Screen):
         if marked:
             return sorted({row["memory_id"] for row in marked})
         panes = self.query(DetailPane)
-        if panes and panes.first().target is not None:
-            return [panes.first().target]
+        target = panes.first().target if panes else None
+        if target is not None and self._jumped_at is not None and self._jumped_at == table.cursor_row:
+            return [target]
         row = table.row_at(table.cursor_row)
         return [row["memory_id"]] if row is not None else []
 

@@ -144,7 +144,7 @@ class BeliefsScreen(InspectorScreen):
     def show_row(self, row) -> None:
         self.load_detail(row["memory_id"], row["scope"])
 
-    def go_to(self, memory_id: str) -> None:
+    def show_jumped(self, memory_id: str) -> None:
         self.query_one(DetailPane).expect(memory_id)
         self.show_entry(memory_id)
 

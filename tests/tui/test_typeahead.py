@@ -1,0 +1,192 @@
+"""Keys a fast or tired operator types ahead of the screen, sent the way a terminal hands them
+over (one burst, no pause), and the dialogs that must never write what the operator did not
+see: an action names the row highlighted when its key was read; keys typed while a write runs
+never act on the table; a reason is what was in the field when enter was pressed; tab and enter
+never approve a held instruction; a dialog the terminal cannot show whole does not confirm; a
+plan the store changed under cannot be confirmed again."""
+
+from __future__ import annotations
+
+from textual import events as textual_events
+from textual.widgets import Button
+
+from storegen import entry, write_store
+from test_console import (WIDE, append, held, is_screen, name_of, notices, review_store,
+                          statics, table, wait_rows)
+from tuikit import events, make_app, private_copy, ready, run, settle, until
+from inspector.store.append import event_draft
+
+QUEUE = [f"U{i}" for i in range(1, 5)]
+
+
+def burst(app, *keys: str) -> None:
+    """Keys as one read from the terminal: all queued before any is handled."""
+    names = {"\r": "enter", "\t": "tab", " ": "space"}
+    for key in keys:
+        name = names.get(key, key) if len(key) == 1 else key
+        app.post_message(textual_events.Key(name, key if len(key) == 1 else None))
+
+
+def queue_store(root):
+    """Four held summaries (held for no support, not as instructions: approving them takes
+    no ctrl+y), U1 to U4, oldest first."""
+    return write_store(root, [(f"2025-06-03T11:00:0{i}Z", "hold",
+                               held(u, f"summary number {i}", reason="unsupported_summary",
+                                    kind="summary"))
+                              for i, u in enumerate(QUEUE, 1)])
+
+
+def test_an_action_key_in_the_burst_that_moved_the_cursor_acts_on_the_row_it_moved_to(tmp_path):
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            beliefs = table(app, "#beliefs")
+            await wait_rows(pilot, "#beliefs", beliefs.row_count)
+            first, third = beliefs.row_at(0)["memory_id"], beliefs.row_at(2)["memory_id"]
+            assert beliefs.cursor_row == 0
+            burst(app, "j", "j", "Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            assert beliefs.cursor_row == 2
+            return first, third, app.screen.plan.request.ids
+    first, third, ids = run(main())
+    assert ids == (third,) and first != third
+
+
+def test_keys_typed_while_a_write_runs_never_act_on_the_table(tmp_path):
+    """"x spam enter x spam enter" at typing speed: the first reject is written with "spam";
+    what follows was typed for a dialog that never opened, and "a" (approve) must not reach
+    the queue, nor the enter after it."""
+    store = queue_store(tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("2")
+            await wait_rows(pilot, "#held", 4)
+            await pilot.press("x")
+            await until(pilot, is_screen(app, "PlanModal"), what="the reject plan")
+            burst(app, *"spam", "\r", "x", *"spam", "\r")
+            await until(pilot, lambda: len(events(store)) == 5 and not app.pending_write,
+                        what="the reject")
+            await settle(pilot)
+            await pilot.press("enter")            # what a user who thinks it is the reject does
+            await settle(pilot)
+            return name_of(app)
+    assert run(main()) == "ReviewScreen"
+    new = events(store)[4:]
+    assert [(e["op"], e["memory_id"], e["body"]["reason"]) for e in new] == [("reject", "U1", "spam")]
+
+
+def test_keys_typed_during_a_write_that_reach_the_table_after_it_are_dropped_and_said(tmp_path):
+    """Keys made while the dialog was writing but handed to the app once it closed (a slow
+    screen): none acts ("a" would open an approve), and the operator is told."""
+    store = queue_store(tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("2")
+            await wait_rows(pilot, "#held", 4)
+            await pilot.press("x")
+            await until(pilot, is_screen(app, "PlanModal"), what="the reject plan")
+            await pilot.press(*"spam")
+            typed_meanwhile = [textual_events.Key(c, c) for c in "spam"]   # stamped now
+            await pilot.press("enter")
+            await until(pilot, lambda: len(events(store)) == 5 and not app.pending_write
+                        and name_of(app) == "ReviewScreen", what="the reject")
+            for key in typed_meanwhile:
+                app.post_message(key)
+            await settle(pilot)
+            return name_of(app), notices(app)
+    name, told = run(main())
+    assert name == "ReviewScreen" and len(events(store)) == 5
+    assert "Keys typed while the last action was written were ignored: type them again if you " \
+        "meant them." in told
+
+
+def test_the_reason_is_what_the_field_held_when_enter_was_pressed(tmp_path):
+    store = queue_store(tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("2")
+            await wait_rows(pilot, "#held", 4)
+            await pilot.press("x")
+            await until(pilot, is_screen(app, "PlanModal"), what="the reject plan")
+            burst(app, *"spam", "\r", "x")
+            await until(pilot, lambda: len(events(store)) == 5 and not app.pending_write,
+                        what="the reject")
+    run(main())
+    assert events(store)[-1]["body"]["reason"] == "spam"
+
+
+def test_tab_and_enter_never_approve_a_held_instruction(tmp_path):
+    store = review_store(tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await ready(pilot)
+            await pilot.press("2")
+            await wait_rows(pilot, "#held", 3)
+            await pilot.press("a")
+            await until(pilot, is_screen(app, "PlanModal"), what="the approve plan")
+            await pilot.press(*"looks fine", "tab")
+            assert app.screen.focused is app.screen.query_one("#confirm", Button)
+            await pilot.press("enter")
+            await settle(pilot)
+            assert name_of(app) == "PlanModal" and len(events(store)) == 4
+            assert "Approving a held instruction or secret takes ctrl+y." in statics(app)
+            await pilot.press("ctrl+y")
+            await until(pilot, lambda: len(events(store)) == 5 and not app.pending_write)
+    run(main())
+    assert (events(store)[-1]["op"], events(store)[-1]["body"]["reason"]) == ("approve", "looks fine")
+
+
+def test_a_dialog_the_terminal_cannot_show_whole_does_not_confirm(tmp_path):
+    store = private_copy("branch-contamination", tmp_path / "s")
+    n = len(events(store))
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(40, 10)) as pilot:
+            await ready(pilot)
+            await pilot.press("r")
+            await until(pilot, is_screen(app, "PlanModal"), what="the retract plan")
+            await pilot.press(*"blind", "enter")
+            await pilot.press("ctrl+y")
+            await settle(pilot)
+            return name_of(app), notices(app)
+    name, told = run(main())
+    assert len(events(store)) == n and name == "PlanModal"
+    assert "The dialog does not fit the terminal: enlarge it to confirm." in told
+
+
+def test_a_plan_the_store_changed_under_cannot_be_confirmed_again(tmp_path):
+    root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", entry("A", value="x"))])
+
+    async def main():
+        app = make_app(root)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 1)
+            await pilot.press("Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the quarantine plan")
+            append(root, event_draft("update", "A", "agent:2", before=entry("A", value="x"),
+                                     after=entry("A", value="y")))
+            await pilot.press(*"INC-7", "enter")
+            await until(pilot, lambda: any("start the action again" in s for s in statics(app)),
+                        what="the refusal")
+            assert app.screen.query_one("#confirm", Button).disabled
+            await pilot.press("ctrl+y", "enter")
+            await settle(pilot)
+            return name_of(app)
+    assert run(main()) == "PlanModal"
+    assert [e["op"] for e in events(root)] == ["write", "update"]
