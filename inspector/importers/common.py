@@ -82,6 +82,25 @@ def columns(con: sqlite3.Connection, table: str) -> list[str]:
     return [row[1] for row in con.execute(f'PRAGMA table_info("{table}")')]
 
 
+# The three names SQLite reads a table's row number by; a column of the same name (in any
+# case) hides that name, so the first one no column takes is the row number.
+ROW_NUMBER_NAMES = ("rowid", "_rowid_", "oid")
+
+
+def row_number(con: sqlite3.Connection, path: Path, table: str) -> str:
+    """The name that reads `table`'s own row number; BadInput when columns hide all three."""
+    try:    # table_xinfo, unlike table_info, also lists generated and hidden columns
+        taken = {row[1].lower() for row in con.execute(f'PRAGMA table_xinfo("{table}")')}
+    except sqlite3.Error as exc:
+        raise BadInput(f"{path}: cannot read table `{table}` ({exc})") from None
+    for name in ROW_NUMBER_NAMES:
+        if name not in taken:
+            return name
+    raise BadInput(f"{path}: table `{table}` has columns named rowid, _rowid_ and oid, which "
+                   "hide the row numbers an import names rows by; rename one of those columns "
+                   "in a copy of the file and import the copy")
+
+
 def require_table(con: sqlite3.Connection, path: Path, table: str, expected: str) -> list[str]:
     """The table's columns; BadInput naming the tables found when it is missing."""
     found = tables(con)
@@ -109,11 +128,14 @@ def count_rows(con: sqlite3.Connection, table: str) -> int | None:
 def read_rows(con: sqlite3.Connection, path: Path, table: str,
               names: list[str | None]) -> list[tuple]:
     """(rowid, *names) for every row in rowid order (a None name reads as NULL); text comes
-    back as bytes so that one row that is not UTF-8 is a bad row, not a failed import."""
+    back as bytes so that one row that is not UTF-8 is a bad row, not a failed import. The
+    rowid is SQLite's own row number even when a column is named `rowid`."""
+    number = row_number(con, path, table)
     listed = ", ".join(f'"{name}"' if name else "NULL" for name in names)
     con.text_factory = bytes
     try:
-        return con.execute(f'SELECT rowid, {listed} FROM "{table}" ORDER BY rowid').fetchall()
+        return con.execute(f'SELECT {number}, {listed} FROM "{table}" '
+                           f"ORDER BY {number}").fetchall()
     except sqlite3.Error as exc:
         raise BadInput(f"{path}: cannot read table `{table}` ({exc})") from None
     finally:

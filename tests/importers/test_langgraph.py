@@ -301,3 +301,33 @@ def test_cli_refusals_are_one_line_exit_2(tmp_path):
         assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
         assert message in done.stderr
     assert listing(tmp_path) == []
+
+
+# -- rows named by SQLite's row number -------------------------------------------------------------
+
+def test_a_column_named_rowid_does_not_hide_the_row_number(tmp_path):
+    """A user column `rowid` (text, NULL) is a column like any other: rows are still named
+    and ordered by SQLite's own row number (read as _rowid_)."""
+    at = "2025-03-01 09:00:00"
+    source = make_store(tmp_path / "s.db", [], columns="rowid TEXT, " + STORE_TABLE)
+    con = sqlite3.connect(source)
+    con.executemany("INSERT INTO store (rowid, prefix, key, value, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [("abc", "users.a", "k", b"1", at, at), (None, "users.b", "k", b"2", at, at),
+                     ("zzz", "users.c", "k", b"nope", at, at)])
+    con.commit()
+    con.close()
+    doc = import_langgraph(source, tmp_path / "out", skip_bad_rows=True)
+    assert doc["skipped_rows"] == [
+        {"rowid": 3, "reason": "value is not JSON (Expecting value: line 1 column 1 (char 0))"}]
+    assert [(e["body"]["after"]["entity"], e["body"]["reason"]) for e in log(tmp_path / "out")] == [
+        ("users.a", "LangGraph store rowid 1"), ("users.b", "LangGraph store rowid 2")]
+
+
+def test_columns_hiding_every_row_number_name_are_refused(tmp_path):
+    source = make_store(tmp_path / "s.db", [], columns="ROWID TEXT, _rowid_ TEXT, oid TEXT, "
+                        + STORE_TABLE)
+    message = refused(tmp_path, source)
+    assert message == (f"{source}: table `store` has columns named rowid, _rowid_ and oid, which "
+                       "hide the row numbers an import names rows by; rename one of those "
+                       "columns in a copy of the file and import the copy")

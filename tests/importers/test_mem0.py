@@ -411,6 +411,26 @@ def test_source_file_is_not_changed(tmp_path):
     assert listing(tmp_path) == ["h.db", "out"]
 
 
+
+def test_a_column_named_rowid_does_not_hide_the_row_number(tmp_path):
+    """Rows are named by SQLite's own row number, not by a text column called `rowid`."""
+    columns = ("rowid TEXT, id TEXT PRIMARY KEY, memory_id TEXT, old_memory TEXT, "
+               "new_memory TEXT, event TEXT, created_at DATETIME, updated_at DATETIME, "
+               "is_deleted INTEGER, actor_id TEXT, role TEXT")
+    source = make_history(tmp_path / "h.db", [
+        ("r-0",) + v2_row(1, M1, "ADD", "likes tea", "2025-03-01 09:00:00"),
+        ("r-1",) + v2_row(2, "bad", "ADD", "x", "2025-03-01 09:00:00"),
+        ("r-2",) + v2_row(3, M1, "DELETE", None, None, old="likes tea")], columns)
+    doc = import_mem0(source, tmp_path / "out", skip_bad_rows=True)
+    assert doc["skipped_rows"] == [
+        {"rowid": 2, "reason": "memory_id 'bad' is not a uuid (mem0 writes uuid4 ids)"}]
+    assert doc["untimed_rows"] == [3]
+    assert [e["body"]["reason"] for e in log(tmp_path / "out")] == [
+        "mem0 history rowid 1 (ADD)",
+        "mem0 history rowid 3 (DELETE); no time in the source: dated at the memory's previous "
+        "event"]
+
+
 # -- times -----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, expected", [
