@@ -107,7 +107,10 @@ def require_table(con: sqlite3.Connection, path: Path, table: str, expected: str
     if table not in found:
         listed = ", ".join(found) if found else "no tables"
         raise BadInput(f"{path}: found {listed}; expected a table `{table}` ({expected})")
-    return columns(con, table)
+    try:
+        return columns(con, table)
+    except sqlite3.Error as exc:     # a virtual table of a module this SQLite lacks, …
+        raise BadInput(f"{path}: cannot read table `{table}` ({exc})") from None
 
 
 def require_columns(path: Path, table: str, found: list[str], needed: tuple[str, ...],

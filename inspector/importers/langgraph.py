@@ -14,6 +14,7 @@ the log's envelopes, and an id must not be derived from them.
 from __future__ import annotations
 
 import json
+import sqlite3
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -119,33 +120,51 @@ def import_langgraph(sqlite: str | Path, store: str | Path, *, kind: str = "obse
     return summary(source, target, kind, plan, vectors, batch)
 
 
-def vector_rows(con) -> tuple[int, int] | None:
-    """(rows of `store_vectors`, rows whose key is no longer in `store`), or None without one."""
+@dataclass
+class Vectors:
+    """What the file's `store_vectors` holds, as far as this SQLite can read it: a count it
+    could not take is None and `unreadable` says why."""
+
+    rows: int | None = None
+    orphans: int | None = None      # rows whose key is no longer in `store`
+    unreadable: str | None = None
+
+
+def vector_rows(con) -> Vectors | None:
+    """The file's vector index, or None without one. It is reported, never imported, so a
+    table SQLite cannot read here (a vec0 virtual table without sqlite-vec, a collation the
+    file names but does not define, a damaged b-tree) leaves its counts unknown and the
+    import goes on."""
     if "store_vectors" not in tables(con):
         return None
-    total = count_rows(con, "store_vectors") or 0
-    if not {"prefix", "key"} <= set(columns(con, "store_vectors")):
-        return total, 0
-    orphans = con.execute(
-        "SELECT count(*) FROM store_vectors v WHERE NOT EXISTS "
-        "(SELECT 1 FROM store s WHERE s.prefix = v.prefix AND s.key = v.key)").fetchone()[0]
-    return total, orphans
+    vectors = Vectors()
+    try:
+        vectors.rows = con.execute("SELECT count(*) FROM store_vectors").fetchone()[0]
+        if not {"prefix", "key"} <= set(columns(con, "store_vectors")):
+            vectors.orphans = 0
+            return vectors
+        vectors.orphans = con.execute(
+            "SELECT count(*) FROM store_vectors v WHERE NOT EXISTS "
+            "(SELECT 1 FROM store s WHERE s.prefix = v.prefix AND s.key = v.key)").fetchone()[0]
+    except sqlite3.Error as exc:
+        vectors.unreadable = str(exc)
+    return vectors
 
 
 def summary(source: Path, target: Path, kind: str, plan: LangGraphPlan,
-            vectors: tuple[int, int] | None, batch: str) -> dict:
+            vectors: Vectors | None, batch: str) -> dict:
     doc = {
         "source": str(source), "store": str(target), "entries": len(plan.drafts), "kind": kind,
         "expiring": plan.expiring, "expired": plan.expired, "held": plan.held,
-        "skipped_rows": plan.skipped_json(),
-        "vector_rows": vectors[0] if vectors else None,
-        "orphan_vector_rows": vectors[1] if vectors else None, "batch": batch,
+        "skipped_rows": plan.skipped_json(), "vector_table": vectors is not None,
+        "vector_rows": vectors.rows if vectors else None,
+        "orphan_vector_rows": vectors.orphans if vectors else None, "batch": batch,
     }
-    doc["notes"] = notes(doc, plan)
+    doc["notes"] = notes(doc, plan, vectors)
     return doc
 
 
-def notes(doc: dict, plan: LangGraphPlan) -> list[str]:
+def notes(doc: dict, plan: LangGraphPlan, vectors: Vectors | None) -> list[str]:
     out = ["LangGraph keeps no history: only current values were imported; overwritten and "
            "deleted values are not recoverable, and created_at is the time of the last put, "
            "not of the first write"]
@@ -161,20 +180,30 @@ def notes(doc: dict, plan: LangGraphPlan) -> list[str]:
     if plan.held:
         out.append(f"{plural(len(plan.held), 'entry was', 'entries were')} held by the write "
                    "gate; `inspector held STORE` lists them with the reason")
-    if doc["vector_rows"] is not None:
-        out.append(_vector_note(doc["vector_rows"], doc["orphan_vector_rows"]))
+    if vectors is not None:
+        out.append(_vector_note(vectors))
     if plan.bad_rows:
         out.append(f"{plural(len(plan.bad_rows), 'row', 'rows')} could not be mapped and were "
                    "skipped (listed in skipped_rows)")
     return out
 
 
-def _vector_note(rows: int, orphans: int) -> str:
-    note = (f"the file also has a vector index (store_vectors, {plural(rows, 'row', 'rows')}) "
-            "that was not imported")
-    if orphans:
-        verb = "belongs" if orphans == 1 else "belong"
-        note += (f"; {orphans} of them {verb} to keys no longer in `store` (embeddings of "
-                 "deleted values that LangGraph left behind), which the inspector's erasure "
-                 "does not reach")
+UNREACHED = "which the inspector's erasure does not reach"
+
+
+def _vector_note(vectors: Vectors) -> str:
+    if vectors.rows is None:
+        return ("the file also has a vector index (store_vectors) that was not imported and "
+                f"that SQLite cannot read here ({vectors.unreadable}): how many rows it holds, "
+                f"and how many belong to keys no longer in `store` ({UNREACHED}), is unknown")
+    note = (f"the file also has a vector index (store_vectors, "
+            f"{plural(vectors.rows, 'row', 'rows')}) that was not imported")
+    if vectors.orphans is None:
+        note += (f"; SQLite cannot compare its keys with `store` here ({vectors.unreadable}), "
+                 "so how many of them belong to keys no longer in `store` (embeddings of "
+                 f"deleted values, {UNREACHED}) is unknown")
+    elif vectors.orphans:
+        verb = "belongs" if vectors.orphans == 1 else "belong"
+        note += (f"; {vectors.orphans} of them {verb} to keys no longer in `store` (embeddings "
+                 f"of deleted values that LangGraph left behind), {UNREACHED}")
     return note

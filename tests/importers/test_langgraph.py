@@ -89,7 +89,8 @@ def test_summary_counts_and_no_history_note(plain):
     assert (doc["entries"], doc["expiring"], doc["expired"],
             doc["kind"]) == (7, 2, 2, "observation")
     assert doc["skipped_rows"] == [] and doc["held"] == {}
-    assert (doc["vector_rows"], doc["orphan_vector_rows"]) == (None, None)
+    assert (doc["vector_table"], doc["vector_rows"], doc["orphan_vector_rows"]) == (
+        False, None, None)
     assert doc["notes"][0].startswith(
         "LangGraph keeps no history: only current values were imported; overwritten and "
         "deleted values are not recoverable")
@@ -154,11 +155,105 @@ def test_beliefs_as_a_user_sees_them(plain):
 
 def test_indexed_store_notes_the_vector_table(tmp_path):
     doc = import_langgraph(FIXTURES / "langgraph_store_indexed.db", tmp_path / "s")
-    assert (doc["entries"], doc["expiring"], doc["vector_rows"], doc["orphan_vector_rows"]) \
-        == (7, 2, 8, 1)
+    assert (doc["entries"], doc["expiring"], doc["vector_table"], doc["vector_rows"],
+            doc["orphan_vector_rows"]) == (7, 2, True, 8, 1)
     assert any("store_vectors, 8 rows" in n and "1 of them belongs to keys no longer" in n
                for n in doc["notes"])
     assert set(entries(tmp_path / "s")) == set(EXPECTED)
+
+
+
+AT = "2025-03-01 09:00:00"
+
+
+def vec0_store(path: Path) -> None:
+    """store_vectors as a vec0 virtual table, whose module (sqlite-vec) is not loaded."""
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA writable_schema=ON")
+    con.execute("INSERT INTO sqlite_master (type, name, tbl_name, rootpage, sql) VALUES "
+                "('table', 'store_vectors', 'store_vectors', 0, "
+                "'CREATE VIRTUAL TABLE store_vectors USING vec0(embedding float[4])')")
+    con.commit()
+    con.close()
+
+
+def damaged_vectors(path: Path) -> None:
+    """A store_vectors whose b-tree root page is overwritten with junk."""
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE store_vectors (prefix text, key text, field_name text, "
+                "embedding BLOB)")
+    con.execute("INSERT INTO store_vectors VALUES ('users.a', 'k', 'text', x'00')")
+    con.commit()
+    (root,) = con.execute("SELECT rootpage FROM sqlite_master "
+                          "WHERE name = 'store_vectors'").fetchone()
+    (size,) = con.execute("PRAGMA page_size").fetchone()
+    con.close()
+    with open(path, "r+b") as f:
+        f.seek((root - 1) * size)
+        f.write(b"\xff" * size)
+
+
+VECTOR_UNKNOWN = ("the file also has a vector index (store_vectors) that was not imported and "
+                  "that SQLite cannot read here ({}): how many rows it holds, and how many "
+                  "belong to keys no longer in `store` (which the inspector's erasure does not "
+                  "reach), is unknown")
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (vec0_store, "no such module: vec0"),
+    (damaged_vectors, "database disk image is malformed"),
+])
+def test_an_unreadable_vector_table_leaves_its_counts_unknown(tmp_path, damage, problem):
+    """The vector index is reported, never imported: when SQLite cannot read it the `store`
+    rows still import and the summary says the counts are unknown, and why."""
+    source = make_store(tmp_path / "s.db", [("users.a", "k", b"1", AT, AT, None)])
+    damage(source)
+    doc = import_langgraph(source, tmp_path / "out")
+    assert (doc["entries"], doc["vector_table"], doc["vector_rows"],
+            doc["orphan_vector_rows"]) == (1, True, None, None)
+    assert doc["notes"][2] == VECTOR_UNKNOWN.format(problem)
+    assert list(entries(tmp_path / "out")) == [("users.a", "k")]
+
+
+def test_vector_keys_that_cannot_be_compared_leave_the_orphans_unknown(tmp_path):
+    """`store.prefix` with a collation the file names but does not define: the vector rows
+    can be counted, not matched against `store`."""
+    source = tmp_path / "s.db"
+    con = sqlite3.connect(source)
+    con.create_collation("mycoll", lambda a, b: (a > b) - (a < b))
+    con.execute("CREATE TABLE store (" + STORE_TABLE.replace("prefix text NOT NULL",
+                                                             "prefix text COLLATE mycoll") + ")")
+    con.execute("CREATE TABLE store_vectors (prefix text, key text, field_name text, "
+                "embedding BLOB)")
+    con.execute("INSERT INTO store (prefix, key, value, created_at, updated_at) "
+                "VALUES ('users.a', 'k', '1', ?, ?)", (AT, AT))
+    con.execute("INSERT INTO store_vectors VALUES ('users.a', 'k', 'text', x'00')")
+    con.commit()
+    con.close()
+    done = subprocess.run(IMPORT + ["langgraph", str(source), str(tmp_path / "out"), "--json"],
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    doc = json.loads(done.stdout)
+    assert (doc["entries"], doc["vector_table"], doc["vector_rows"],
+            doc["orphan_vector_rows"]) == (1, True, 1, None)
+    assert doc["notes"][2] == (
+        "the file also has a vector index (store_vectors, 1 row) that was not imported; SQLite "
+        "cannot compare its keys with `store` here (no such collation sequence: mycoll), so how "
+        "many of them belong to keys no longer in `store` (embeddings of deleted values, which "
+        "the inspector's erasure does not reach) is unknown")
+
+
+def test_an_unreadable_store_table_is_one_line(tmp_path):
+    source = tmp_path / "s.db"
+    vec0_store(source)      # an empty file with only the virtual table …
+    con = sqlite3.connect(source)
+    con.execute("PRAGMA writable_schema=ON")
+    con.execute("UPDATE sqlite_master SET name = 'store', tbl_name = 'store', "
+                "sql = 'CREATE VIRTUAL TABLE store USING vec0(embedding float[4])'")
+    con.commit()
+    con.close()             # … named `store`
+    assert refused(tmp_path, source) == (
+        f"{source}: cannot read table `store` (no such module: vec0)")
 
 
 def test_kind_option(tmp_path):
