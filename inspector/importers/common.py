@@ -3,18 +3,16 @@ with a message that names what was found and what was expected, SQLite times, tu
 rows into events through the write gate, and building the new store atomically.
 
 An import never touches an existing store: it builds the whole log in a temporary sibling
-directory (0700) and renames it into place at the end, so a refusal or a crash leaves either
-nothing or the finished store.
+directory (0700) and renames it into place at the end, so a refusal, an error, SIGTERM or
+SIGHUP leaves either nothing or the finished store; what SIGKILL leaves, the next import in
+the same directory removes (staging.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import sqlite3
-import tempfile
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -31,6 +29,7 @@ from ..store.errors import BadInput
 from ..store.writes import InvalidEntry, admit
 from ..store.load import Store
 from ..store.model import format_time
+from .staging import sweep, stage, stops_as_errors
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 # What SQLite files hold as times: `2024-07-20 10:00:00.123456`, `2025-03-01T09:00:00+00:00`, …
@@ -346,25 +345,25 @@ def check_target(target: Path) -> None:
 def build_store(target: Path, drafts: list[dict]) -> None:
     """Write `drafts` as the log of a new store at `target`, all or nothing.
 
-    The store is built in a temporary sibling directory, loaded once to prove every line is
-    sound, then renamed into place; on any failure the temporary directory is removed.
+    The store is built in a locked staging directory beside it (staging.py), loaded once to
+    prove every line is sound, then renamed into place; on any failure, SIGTERM or SIGHUP the
+    staging directory is removed, and what stopped imports left in the parent is swept first.
     """
     check_target(target)
-    try:
-        temp = Path(tempfile.mkdtemp(prefix=f".{target.name}.importing-", dir=target.parent))
-    except OSError as exc:
-        raise BadInput(f"cannot create a directory in {target.parent}: {exc.strerror}") from None
-    try:
-        paths = init_store(temp)
-        with LogWriter(paths) as writer:
-            writer.append(drafts)
-        Store(temp, warn=False).close()
-        os.rename(temp, target)
-    except OSError as exc:
-        shutil.rmtree(temp, ignore_errors=True)
-        raise BadInput(f"cannot write the new store at {target}: {exc.strerror or exc}; "
-                       "nothing was left behind") from None
-    except BaseException:
-        shutil.rmtree(temp, ignore_errors=True)
-        raise
+    with stops_as_errors():
+        sweep(target.parent)
+        staging = stage(target)
+        try:
+            paths = init_store(staging.path)
+            with LogWriter(paths) as writer:
+                writer.append(drafts)
+            Store(staging.path, warn=False).close()
+            staging.finish(target)
+        except OSError as exc:
+            staging.discard()
+            raise BadInput(f"cannot write the new store at {target}: {exc.strerror or exc}; "
+                           "nothing was left behind") from None
+        except BaseException:
+            staging.discard()
+            raise
     fsync_dir(target.parent)

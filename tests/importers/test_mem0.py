@@ -480,11 +480,14 @@ def test_cli_refusals_are_one_line_exit_2(tmp_path):
 
 
 def test_a_failure_while_building_leaves_nothing(tmp_path, monkeypatch):
-    import inspector.importers.common as common
+    import inspector.importers.staging as staging
+    rename = staging.os.rename
 
-    def full_disk(src, dst):
-        raise OSError(28, "No space left on device")
-    monkeypatch.setattr(common.os, "rename", full_disk)
+    def full_disk(src, dst):        # only the last step, the rename into place, fails
+        if Path(dst) == tmp_path / "out":
+            raise OSError(28, "No space left on device")
+        rename(src, dst)
+    monkeypatch.setattr(staging.os, "rename", full_disk)
     with pytest.raises(BadInput, match="cannot write the new store .*No space left on device"):
         import_mem0(FIXTURES / "mem0_history.db", tmp_path / "out")
     assert listing(tmp_path) == []
