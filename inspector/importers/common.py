@@ -1,6 +1,7 @@
-"""What the importers share (DESIGN §10): reading a foreign SQLite file read-only, refusing
-with a message that names what was found and what was expected, SQLite times, turning mapped
-rows into events through the write gate, and building the new store atomically.
+"""What the importers share (DESIGN §10): reading the tables of a foreign SQLite file (opened
+by source.py), refusing with a message that names what was found and what was expected, SQLite
+times, turning mapped rows into events through the write gate, and building the new store
+atomically.
 
 An import never touches an existing store: it builds the whole log in a temporary sibling
 directory (0700) and renames it into place at the end, so a refusal, an error, SIGTERM or
@@ -17,7 +18,6 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from urllib.parse import quote
 
 from ..store import gate
 from ..store.detect import batch as text_batch
@@ -31,7 +31,6 @@ from ..store.load import Store
 from ..store.model import format_time
 from .staging import sweep, stage, stops_as_errors
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 # What SQLite files hold as times: `2024-07-20 10:00:00.123456`, `2025-03-01T09:00:00+00:00`, …
 _SQLITE_TIME = re.compile(
     r"(\d{4}-\d\d-\d\d)[Tt ](\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?\s*([Zz]|[+-]\d\d:?\d\d)?")
@@ -54,23 +53,6 @@ class Plan:
 
 
 # -- reading SQLite ---------------------------------------------------------------------------
-
-def open_sqlite(path: Path, expected: str) -> sqlite3.Connection:
-    """`path` opened read-only; BadInput naming what the file is when it is not SQLite."""
-    if not path.is_file():
-        raise BadInput(f"{path}: not found or not a file; expected {expected}")
-    with open(path, "rb") as handle:
-        head = handle.read(len(SQLITE_MAGIC))
-    if head and head != SQLITE_MAGIC:
-        raise BadInput(f"{path} is not a SQLite database (it starts with {head[:8]!r}); "
-                       f"expected {expected}")
-    try:
-        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
-        tables(con)
-    except sqlite3.Error as exc:
-        raise BadInput(f"{path}: SQLite cannot read it ({exc}); expected {expected}") from None
-    return con
-
 
 def tables(con: sqlite3.Connection) -> list[str]:
     rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")

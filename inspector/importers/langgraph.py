@@ -23,9 +23,10 @@ from pathlib import Path
 from ..store.errors import BadInput
 from ..store.model import now_utc
 from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, columns,
-                     count_rows, json_safe, new_batch, open_sqlite, parse_sqlite_time,
+                     count_rows, json_safe, new_batch, parse_sqlite_time,
                      plural, read_rows, refusal, require_columns, require_table, rfc3339, tables,
                      too_deep)
+from .source import reading
 
 ACTOR = "importer:langgraph"
 SOURCE = "system:langgraph"
@@ -104,14 +105,11 @@ def import_langgraph(sqlite: str | Path, store: str | Path, *, kind: str = "obse
                        "(a summary must cite what it rests on, which LangGraph does not record)")
     source, target = Path(sqlite), Path(store)
     check_target(target)
-    con = open_sqlite(source, EXPECTED)
-    try:
+    with reading(source, EXPECTED) as con:
         found = require_table(con, source, TABLE, EXPECTED)
         require_columns(source, TABLE, found, NEEDED, "langgraph-checkpoint-sqlite 2.0.9 and later")
         raws = read_rows(con, source, TABLE, list(NEEDED))
         vectors = vector_rows(con)
-    finally:
-        con.close()
     batch = new_batch()
     plan = Planner(kind, batch, now_utc()).run(raws)
     if plan.bad_rows and not skip_bad_rows:

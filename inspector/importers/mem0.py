@@ -32,8 +32,9 @@ from pathlib import Path
 
 from ..store.errors import BadInput
 from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, count_rows,
-                     new_batch, open_sqlite, parse_sqlite_time, plural, read_rows, refusal,
+                     new_batch, parse_sqlite_time, plural, read_rows, refusal,
                      require_columns, require_table, rfc3339, tables)
+from .source import reading
 
 ACTOR = "importer:mem0"
 EXPECTED = "a mem0 history.db"
@@ -224,13 +225,10 @@ def import_mem0(history_db: str | Path, store: str | Path, *, skip_bad_rows: boo
     """
     source, target = Path(history_db), Path(store)
     check_target(target)
-    con = open_sqlite(source, EXPECTED)
-    try:
+    with reading(source, EXPECTED) as con:
         layout = detect_layout(source, require_table(con, source, TABLE, EXPECTED))
         raws = read_rows(con, source, TABLE, layout.reads)
         messages = "messages" in tables(con), count_rows(con, "messages")
-    finally:
-        con.close()
     batch = new_batch()
     planner = Planner(layout, batch)
     plan = planner.run(raws)
