@@ -59,6 +59,8 @@ def main() -> None:
     if command in OPENS_STORE and "--help" not in sys.argv:
         from ..store.connection import prepare_ahead
         prepare_ahead()
+    from .streams import prepare
+    prepare()
     app = load(command)
     try:
         app()

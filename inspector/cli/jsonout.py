@@ -3,11 +3,14 @@
 JSON escapes the C0 controls itself; every other code point the sanitizer escapes (DEL, C1,
 bidi controls: `inspector.present.text.DANGEROUS`) is written as a `\\uXXXX` escape too, so a
 terminal shown the document acts on none of them. A long list can be written a page at a time
-(`print_json_list`): the same text, without the whole list in memory.
+(`print_json_list`): the same text, without the whole list in memory. On a stdout whose
+encoding cannot hold a code point (ASCII, Latin-1), that code point is a `\\uXXXX` escape too:
+the same document, in what the stream can write.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -101,8 +104,31 @@ def _prepared(value: Any, depth: int) -> Any:
     raise _Refused
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _write(out: Any, text: str) -> None:
+    """Write JSON text to `out`, each code point its encoding cannot hold as a `\\u` escape
+    (JSON's syntax is ASCII, so such a code point is inside a string)."""
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    if not codecs.lookup(encoding).name.startswith("utf"):
+        try:
+            text.encode(encoding)
+        except UnicodeEncodeError:
+            text = _NON_ASCII.sub(lambda m: _unwritable_escape(m, encoding), text)
+    out.write(text)
+
+
+def _unwritable_escape(match: re.Match, encoding: str) -> str:
+    try:
+        match.group().encode(encoding)
+    except UnicodeEncodeError:
+        return _json_escape(match)
+    return match.group()
+
+
 def print_json(document: Any) -> None:
-    sys.stdout.write(dumps(document) + "\n")
+    _write(sys.stdout, dumps(document) + "\n")
 
 
 def print_json_list(key: str, items: Iterable[Any], rest: Mapping[str, Any]) -> None:
@@ -110,7 +136,7 @@ def print_json_list(key: str, items: Iterable[Any], rest: Mapping[str, Any]) -> 
     a page of 1,000 at a time, indented as the whole document would indent them (JSON text
     holds no raw line break, so its lines are its structure)."""
     out = sys.stdout
-    out.write("{\n  " + dumps(key) + ": [")
+    _write(out, "{\n  " + dumps(key) + ": [")
     empty = True
     for page in _pages(items, 1000):
         text = dumps(page)              # "[\n  {...},\n  {...}\n]", or compact (a NaN: dumps)
@@ -118,11 +144,11 @@ def print_json_list(key: str, items: Iterable[Any], rest: Mapping[str, Any]) -> 
             body = _indented(text[2:-2], "  ")
         else:
             body = ",\n".join(_indented(dumps(item), "    ") for item in page)
-        out.write(("\n" if empty else ",\n") + body)
+        _write(out, ("\n" if empty else ",\n") + body)
         empty = False
     out.write("]" if empty else "\n  ]")
     tail = dumps(dict(rest))
-    out.write((",\n" + tail[2:] if rest else "\n}") + "\n")
+    _write(out, (",\n" + tail[2:] if rest else "\n}") + "\n")
 
 
 def _indented(text: str, prefix: str) -> str:

@@ -36,12 +36,18 @@ other backslash is itself.
 `safe_json` shows a structured value as JSON text instead, with JSON's own
 escapes (`\\uNNNN` for the same dangerous code points), so what is on screen
 stays valid JSON of the value.
+
+When the output cannot hold every code point (`set_output_encoding`: an ASCII or Latin-1
+terminal), the code points its encoding lacks are escaped too, by the same grammar (`ü` as
+`\\xfc` on ASCII), so a value still reads one way only and `decode` still inverts it.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
+from functools import lru_cache
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -71,8 +77,8 @@ class _Grammar(NamedTuple):
     escape: re.Pattern[str]  # one escape, for decode
 
 
-def _grammar(one_line: bool) -> _Grammar:
-    dangerous = DANGEROUS + (r"\t\n" if one_line else "")
+def _grammar(one_line: bool, unwritable: str = "") -> _Grammar:
+    dangerous = DANGEROUS + unwritable + (r"\t\n" if one_line else "")
     letters = "xunt" if one_line else "xu"
     short = "|[nt]" if one_line else ""
     return _Grammar(
@@ -83,6 +89,46 @@ def _grammar(one_line: bool) -> _Grammar:
 
 
 _GRAMMARS: Final = {False: _grammar(False), True: _grammar(True)}
+
+# The output's encoding when it cannot hold every code point; None for UTF-8 (and the TUI).
+_output_encoding: str | None = None
+
+
+def set_output_encoding(encoding: str | None) -> None:
+    """Escape, besides the dangerous code points, those `encoding` cannot write (the command
+    line sets its stdout's): text shown stays writable and unambiguous."""
+    global _output_encoding
+    name = codecs.lookup(encoding).name if encoding else "utf-8"
+    _output_encoding = None if name.startswith("utf") else name
+
+
+def writable(s: str) -> bool:
+    """Whether the output's encoding can write `s` as it is."""
+    if _output_encoding is None:
+        return True
+    try:
+        s.encode(_output_encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _unwritable(s: str) -> str:
+    """The code points of `s` the output cannot write, as the body of a regex class."""
+    if writable(s):
+        return ""
+    return "".join(re.escape(c) for c in sorted(set(s)) if not writable(c))
+
+
+@lru_cache(maxsize=256)
+def _extended(one_line: bool, unwritable: str) -> _Grammar:
+    return _grammar(one_line, unwritable)
+
+
+def _grammar_of(s: str, one_line: bool) -> _Grammar:
+    """The grammar for `s`: the dangerous code points, and those the output cannot write."""
+    unwritable = _unwritable(s)
+    return _extended(one_line, unwritable) if unwritable else _GRAMMARS[one_line]
 
 
 def _escape(char: str) -> str:
@@ -103,7 +149,7 @@ def _unescape(match: re.Match[str]) -> str:
 
 def render(s: str, *, one_line: bool = False) -> str:
     """`s` with every dangerous code point as a visible escape (module docstring)."""
-    grammar = _GRAMMARS[one_line]
+    grammar = _grammar_of(s, one_line)
     if grammar.needs_work.search(s) is None:
         return s
     return grammar.token.sub(lambda m: _escape(m.group()), s)
@@ -150,7 +196,8 @@ def _truncate(pieces: _Pieces, max_chars: int) -> _Pieces:
     """At most `max_chars` characters, ending in a styled ELLIPSIS if cut."""
     if sum(len(chunk) for chunk, _ in pieces) <= max_chars:
         return pieces
-    budget, kept = max_chars - len(ELLIPSIS), []
+    ellipsis = ELLIPSIS if writable(ELLIPSIS) else "..."
+    budget, kept = max_chars - len(ellipsis), []
     for chunk, kind in pieces:
         if len(chunk) > budget:
             if kind == _LITERAL and budget > 0:
@@ -158,7 +205,7 @@ def _truncate(pieces: _Pieces, max_chars: int) -> _Pieces:
             break
         kept.append((chunk, kind))
         budget -= len(chunk)
-    return kept + [(ELLIPSIS, _ESCAPE)]
+    return kept + [(ellipsis, _ESCAPE)]
 
 
 def as_str(value: Any) -> str:
@@ -184,7 +231,7 @@ def safe(value: Any, *, one_line: bool = False, style: str | None = None,
     escape.
     """
     s = as_str(value)
-    grammar = _GRAMMARS[one_line]
+    grammar = _grammar_of(s, one_line)
     if grammar.needs_work.search(s) is None and (max_chars is None or len(s) <= max_chars):
         from rich.text import Text
         return Text(s, style=style or "")
@@ -198,6 +245,13 @@ def safe(value: Any, *, one_line: bool = False, style: str | None = None,
 # kept as they are; control escapes styled) and the dangerous code points it
 # leaves raw, which only ever occur inside a JSON string.
 _JSON_TOKEN: Final = re.compile(rf'\\(?:u[0-9a-f]{{4}}|[bfnrt"\\/])|[{DANGEROUS}]')
+
+
+@lru_cache(maxsize=256)
+def _json_token(unwritable: str) -> re.Pattern[str]:
+    """_JSON_TOKEN that also takes the code points the output cannot write (only ever inside a
+    JSON string: JSON's own syntax is ASCII), to be written as `\\uNNNN`."""
+    return re.compile(rf'\\(?:u[0-9a-f]{{4}}|[bfnrt"\\/])|[{DANGEROUS}{unwritable}]')
 
 
 def _json_piece(token: str) -> tuple[str, str]:
@@ -226,7 +280,9 @@ def safe_json(value: Any, *, one_line: bool = False, max_chars: int | None = Non
     if max_chars is not None and max_chars < len(ELLIPSIS):
         raise ValueError(f"max_chars must be at least {len(ELLIPSIS)}, not {max_chars}")
     s = _json_text(value)
-    pieces = _pieces(s, _JSON_TOKEN, _json_piece)
+    unwritable = _unwritable(s)
+    token = _json_token(unwritable) if unwritable else _JSON_TOKEN
+    pieces = _pieces(s, token, _json_piece)
     if max_chars is not None:
         pieces = _truncate(pieces, max_chars)
     return _to_text(pieces, None)
