@@ -48,7 +48,8 @@ OPENS_STORE = frozenset(c for c, m in COMMANDS.items() if m in ("read", "actions
 
 def main() -> None:
     """The entry point. Every error a command foresees is its own line (`common.run`); an
-    operating-system error nobody foresaw is one line too, never a traceback."""
+    operating-system error nobody foresaw is one line too, never a traceback; so is an output
+    that cannot be written (`streams`)."""
     undecodable = _undecodable(sys.argv[1:])
     if undecodable:
         from .lines import say
@@ -59,11 +60,16 @@ def main() -> None:
     if command in OPENS_STORE and "--help" not in sys.argv:
         from ..store.connection import prepare_ahead
         prepare_ahead()
-    from .streams import prepare
-    prepare()
+    from . import streams
+    streams.prepare()
     app = load(command)
     try:
-        app()
+        try:
+            app()
+        finally:
+            sys.stdout.flush()      # the output's last part: its failure is this command's
+    except streams.OutputFailed as failed:
+        raise SystemExit(streams.finish(failed)) from None
     except OSError as exc:
         from .lines import say
         where = f"{exc.filename}: " if exc.filename else ""

@@ -86,3 +86,57 @@ def test_a_json_list_on_an_ascii_stdout_is_the_same_document(store):
     beliefs = json.loads(narrow.stdout)["beliefs"]
     assert beliefs == json.loads(whole.stdout)["beliefs"]
     assert [b["value"] for b in beliefs if b["memory_id"] == "U1"] == [VALUE]
+
+
+# -- a stdout that cannot be written ------------------------------------------------------------
+
+UNWRITABLE = ("error: cannot write to standard output: {why}; the output is lost: give the "
+              "command an output it can write to\n")
+
+
+def run_with_stdout(*args, stdout) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "100"})
+
+
+def run_with_stdout_closed(*args) -> subprocess.CompletedProcess:
+    return subprocess.run(["sh", "-c", '"$@" >&-', "sh", sys.executable, "-m", "inspector",
+                           *map(str, args)], stderr=subprocess.PIPE, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "100"})
+
+
+@pytest.mark.parametrize("json_flag", [(), ("--json",)], ids=["human", "json"])
+def test_a_closed_stdout_is_one_error_line_and_exit_2(sample, json_flag):
+    result = run_with_stdout_closed("held", sample("branch-contamination"), *json_flag)
+    assert (result.returncode, result.stderr) == (2, UNWRITABLE.format(why="it is closed"))
+
+
+def test_a_command_that_writes_nothing_to_stdout_does_not_mind_it_closed(sample, tmp_path):
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(json.dumps({"id": "U2", "entity": "e", "attribute": "a", "value": "v",
+                                "kind": "observation", "source": "system:crm",
+                                "observed_at": "2025-01-01T00:00:00Z"}) + "\n")
+    result = run_with_stdout_closed("ingest", sample("branch-contamination"), feed)
+    assert (result.returncode, result.stderr) == (
+        0, "written 1, held 0, updated 0, unchanged 0, rejected lines 0\n")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [("audit", "--verify"), ("beliefs", "--json")], ids=" ".join)
+def test_a_full_disk_is_one_error_line_and_exit_2(sample, args):
+    with open("/dev/full", "w") as full:
+        result = run_with_stdout(args[0], sample("branch-contamination"), *args[1:], stdout=full)
+    assert (result.returncode, result.stderr) == (2, UNWRITABLE.format(why="No space left on device"))
+
+
+@pytest.mark.parametrize("args", [("audit", "--verify"), ("beliefs", "--json"), ("show", "M7")],
+                         ids=" ".join)
+def test_a_broken_pipe_ends_quietly_with_the_sigpipe_status(sample, args):
+    store = sample("branch-contamination")
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", args[0], str(store), *args[1:]],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "100"})
+    proc.stdout.close()             # the reader is gone before the command writes a byte
+    stderr = proc.stderr.read()
+    assert (proc.wait(timeout=120), stderr) == (141, "")
