@@ -95,10 +95,12 @@ def _announce_whole_read(size: int, why: str) -> None:
 
 def open_store(path: Path, scope: Optional[str] = None) -> Store:
     store = Store(path, scope=scope, on_whole_read=_announce_whole_read)
+    from .lines import say
     for warning in store.state.warnings:
         if "incomplete last line" in warning or "settled an erasure" in warning:
-            from .lines import say
             say(f"note: {warning}")
+        elif ": read the whole log again: " in warning:
+            say(warning)        # as docs/format.md shows it: "STORE: read the whole log again: why"
     return store
 
 

@@ -1,15 +1,22 @@
 """A command that must read the whole log (no view yet, or one that is not current) says so on
 a terminal before the wait, and why; a warm command, or one whose stderr is not a terminal,
-says nothing."""
+says nothing. Whenever a view was there and could not be used, terminal or not, it says why
+after, in the one line docs/format.md shows."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sys
+from pathlib import Path
 
 import pytest
 
 from inspector.cli import common
+
+sys.path.insert(0, str(Path(__file__).parent))
+from clirun import inspector  # noqa: E402
 
 
 @pytest.fixture
@@ -40,7 +47,9 @@ def test_a_replaced_log_is_read_whole_and_the_note_says_why(sample, terminal):
     os.replace(root / "copy.jsonl", log)             # same bytes, another file
     assert terminal(root) == (
         "note: reading the whole log (0.0 GB): the log was replaced (an erasure, a restore or "
-        "another copy); this takes a while\n")
+        "another copy); this takes a while\n"
+        f"{root}: read the whole log again: the log was replaced (an erasure, a restore or "
+        "another copy)\n")
 
 
 def test_nothing_is_said_when_stderr_is_not_a_terminal_or_the_log_is_small(
@@ -54,3 +63,43 @@ def test_nothing_is_said_when_stderr_is_not_a_terminal_or_the_log_is_small(
     monkeypatch.setattr(common, "ANNOUNCE_BYTES", os.path.getsize(root / "events.jsonl") + 1)
     common.open_store(root).close()
     assert capsys.readouterr().err == ""
+
+
+# -- the line format.md promises whenever the view cannot be used, terminal or not ----------
+
+REPLACED = "the log was replaced (an erasure, a restore or another copy)"
+
+
+def test_a_replaced_log_says_once_on_stderr_why_it_was_read_whole(sample):
+    root = sample("branch-contamination")
+    warm = inspector("held", root, subprocess_run=True)
+    log = root / "events.jsonl"
+    shutil.copy2(log, root / "copy.jsonl")
+    os.replace(root / "copy.jsonl", log)
+    again = inspector("held", root, subprocess_run=True)
+    assert (again.code, again.stdout, again.stderr) == (
+        0, warm.stdout, f"{root}: read the whole log again: {REPLACED}\n")
+    assert inspector("held", root, subprocess_run=True).stderr == ""    # the new view is current
+
+
+def test_with_json_the_reason_is_on_stderr_and_stdout_stays_one_document(sample):
+    root = sample("branch-contamination")
+    inspector("held", root, subprocess_run=True)
+    (root / ".inspector" / "view.duckdb").write_text("garbage\n")
+    result = inspector("held", root, "--json", subprocess_run=True)
+    assert (result.code, len(json.loads(result.stdout)["held"])) == (0, 1)
+    prefix = f"{root}: read the whole log again: the view could not be opened ("
+    assert result.stderr.startswith(prefix) and result.stderr.endswith(")\n")
+    assert result.stderr.count("\n") == 1
+
+
+def test_the_reason_escapes_what_it_names(sample, tmp_path):
+    root = tmp_path / "s\x1b]52;x\x07"
+    os.rename(sample("branch-contamination"), root)
+    inspector("held", root, subprocess_run=True)
+    log = root / "events.jsonl"
+    shutil.copy2(log, root / "copy.jsonl")
+    os.replace(root / "copy.jsonl", log)
+    result = inspector("held", root, subprocess_run=True)
+    shown = str(root).replace("\x1b", "\\x1b").replace("\x07", "\\x07")
+    assert (result.code, result.stderr) == (0, f"{shown}: read the whole log again: {REPLACED}\n")
