@@ -195,8 +195,11 @@ SHOWN_FIELDS = ("id", "kind", "layer", "status", "held_reason", "source", "autho
 def print_show(doc: dict, display: Display = PLAIN) -> None:
     out, entry = console(), doc["entry"]
     entry_display = Display(display.wide, display.reveal, {**display.fields, entry.get("id") or "": entry})
-    line(out, cell(entry.get("entity")), " · ", cell(entry.get("attribute")), " = ",
-         entry_display.value_text(entry.get("id"), entry.get("value"), out.width))
+    if entry.get("status") == "erased":     # its entity, attribute and value left the log
+        line(out, cell(entry.get("id")), " · erased: its entity, attribute and value are gone")
+    else:
+        line(out, cell(entry.get("entity")), " · ", cell(entry.get("attribute")), " = ",
+             entry_display.value_text(entry.get("id"), entry.get("value"), out.width))
     for name in SHOWN_FIELDS:
         if entry.get(name) not in (None, [], ""):
             line(out, Text(f"  {name:<15}", style="dim"), value_text(entry[name]))

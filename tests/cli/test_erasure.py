@@ -163,3 +163,15 @@ def test_no_residue_of_an_erased_subject_anywhere_under_the_store(tmp_path):
     assert not any(form in result.stdout.encode() for c in canaries for form in forms(c))
     assert b"kept-value" in (store / "events.jsonl").read_bytes()
     assert inspector("audit", store, "--verify", "--json").json["ok"] is True
+
+
+def test_show_of_an_erased_entry_says_so_in_its_header(sample):
+    store = sample("moved-city")
+    assert erase(store, "H6", "--reason", "DSR-1").code == 0
+    result = inspector("show", store, "H6")
+    assert result.code == 0, result.stderr
+    assert result.stdout.splitlines()[:3] == [
+        "H6 · erased: its entity, attribute and value are gone",
+        "  id             H6",
+        "  status         erased"]
+    assert inspector("show", store, "H5").stdout.splitlines()[0] == "user:42 · home_city = Lisbon"
