@@ -245,12 +245,12 @@ WHERE NOT supported AND memory_id IN (SELECT unnest($ids::VARCHAR[]))
 -- name: snapshot_meta_create
 -- The belief snapshot (snapshot.py): what it was built for.
 CREATE TABLE snapshot_target.snapshot_meta (format INTEGER, code VARCHAR, dev UBIGINT,
-    ino UBIGINT, "offset" BIGINT, seq BIGINT, hash VARCHAR, scope VARCHAR, context VARCHAR,
-    tk VARCHAR)
+    ino UBIGINT, "offset" BIGINT, seq BIGINT, hash VARCHAR, line VARCHAR, scope VARCHAR,
+    context VARCHAR, tk VARCHAR)
 
 -- name: snapshot_meta_write
 INSERT INTO snapshot_target.snapshot_meta VALUES ($format, $code, $dev, $ino, $offset, $seq,
-    $hash, $scope, $context, $tk)
+    $hash, $line, $scope, $context, $tk)
 
 -- name: snapshot_write_judged
 CREATE TABLE snapshot_target.judged AS FROM judged
@@ -259,7 +259,7 @@ CREATE TABLE snapshot_target.judged AS FROM judged
 CREATE TABLE snapshot_target.beliefs AS FROM beliefs
 
 -- name: snapshot_meta_read
-SELECT format, code, dev, ino, "offset", seq, hash, scope, context, tk
+SELECT format, code, dev, ino, "offset", seq, hash, line, scope, context, tk
 FROM snapshot_source.snapshot_meta
 
 -- name: snapshot_take_judged

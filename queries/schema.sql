@@ -201,15 +201,15 @@ UPDATE version_cites_seq SET seq = 0
 
 -- name: view_meta_read
 -- The persistent view's record of the log it read (view.py).
-SELECT format, code, dev, ino, "offset", seq, hash, chained, unchained FROM base.view_meta
+SELECT format, code, dev, ino, "offset", seq, hash, chained, unchained, line FROM base.view_meta
 
 -- name: view_meta_create
 CREATE TABLE target.view_meta (format INTEGER, code VARCHAR, dev UBIGINT, ino UBIGINT,
-    "offset" BIGINT, seq BIGINT, hash VARCHAR, chained BOOLEAN, unchained BIGINT)
+    "offset" BIGINT, seq BIGINT, hash VARCHAR, chained BOOLEAN, unchained BIGINT, line VARCHAR)
 
 -- name: view_meta_write
 INSERT INTO target.view_meta VALUES ($format, $code, $dev, $ino, $offset, $seq, $hash,
-    $chained, $unchained)
+    $chained, $unchained, $line)
 
 -- name: view_write_versions
 CREATE TABLE target.versions AS SELECT * FROM all_versions

@@ -52,6 +52,7 @@ class LoadState:
     offset: int = 0             # bytes of complete lines loaded
     seq: int = 0                # last seq loaded
     hash: str | None = None     # its hash (None for an unchained line)
+    line: str | None = None     # the SHA-256 of its bytes (view.Mark.line)
     chained: bool = False       # a chained line has been seen
     unchained: int = 0          # unchained lines (all before the first chained one)
     inode: int | None = None
@@ -111,6 +112,7 @@ class Store:
         found = self._attach_view()
         if isinstance(found, view.Mark):
             self.state = LoadState(offset=found.offset, seq=found.seq, hash=found.hash,
+                                   line=found.line,
                                    chained=found.chained, unchained=found.unchained,
                                    inode=found.ino, dev=found.dev, warnings=self.state.warnings)
             self._take_tail()
@@ -142,7 +144,8 @@ class Store:
     def mark(self) -> "view.Mark":
         """Where the loaded tables stand in the log."""
         st = self.state
-        return view.Mark(st.dev, st.inode, st.offset, st.seq, st.hash, st.chained, st.unchained)
+        return view.Mark(st.dev, st.inode, st.offset, st.seq, st.hash, st.chained, st.unchained,
+                         st.line)
 
     def _publish(self) -> None:
         """Write what is loaded as the new persistent view, then load again from it: the rows
@@ -212,8 +215,10 @@ class Store:
             count, unchained = self._staged_counts()
             self.state.unchained += unchained
             self.state.chained = self.state.chained or unchained < count
-            line = jsonsafe.loads(last_line(self.paths.log, tail.end))
+            raw = last_line(self.paths.log, tail.end)
+            line = jsonsafe.loads(raw)
             self.state.seq, self.state.hash = line["seq"], line.get("hash")
+            self.state.line = view.line_digest(raw)
         self.state.offset = tail.end
         self.state.torn = tail.torn
         self.drop_scratch()

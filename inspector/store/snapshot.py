@@ -66,7 +66,8 @@ def save(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: view.Mark, sco
                 con.execute(sql(name))
             con.execute(sql("snapshot_meta_write"), {
                 "format": FORMAT, "code": view.code_digest(), "dev": mark.dev, "ino": mark.ino,
-                "offset": mark.offset, "seq": mark.seq, "hash": mark.hash, "scope": scope,
+                "offset": mark.offset, "seq": mark.seq, "hash": mark.hash, "line": mark.line,
+                "scope": scope,
                 "context": context, "tk": tk.isoformat()})
         finally:
             con.execute("DETACH snapshot_target")
@@ -89,7 +90,7 @@ def take(con: duckdb.DuckDBPyConnection, paths: StorePaths, loaded: view.Mark,
     tables stand) that the log still holds; return what it was built for, or None (nothing
     taken: the tables are as they were)."""
     file = path(paths)
-    if not view.usable_dir(paths) or not os.path.isfile(file) or os.path.islink(file):
+    if not view.trusted(paths, file):
         return None
     try:
         con.execute(f"ATTACH '{view.quoted(file)}' AS snapshot_source (READ_ONLY)")
@@ -99,8 +100,8 @@ def take(con: duckdb.DuckDBPyConnection, paths: StorePaths, loaded: view.Mark,
         row = con.execute(sql("snapshot_meta_read")).fetchone()
         if row is None:
             return None
-        fmt, code, dev, ino, offset, seq, hash_, its_scope, its_context, tk = row
-        mark = view.Mark(dev, ino, offset, seq, hash_, True, 0)
+        fmt, code, dev, ino, offset, seq, hash_, line, its_scope, its_context, tk = row
+        mark = view.Mark(dev, ino, offset, seq, hash_, True, 0, line)
         if (fmt, code, its_scope, its_context) != (FORMAT, view.code_digest(), scope, context) \
                 or (dev, ino) != (loaded.dev, loaded.ino) or offset > loaded.offset \
                 or seq > loaded.seq or view.proven(paths, mark) is not None:

@@ -42,7 +42,7 @@ from .queries import sql, statements
 
 VIEW_NAME = "view.duckdb"
 SNAPSHOT_NAME = "beliefs.duckdb"      # snapshot.py: the belief view a TUI left
-FORMAT = 1
+FORMAT = 2      # 2: the digest of the line at the mark (Mark.line)
 # Statements writing a view file (attached as `target` while it is written).
 WRITE = ("view_write_versions", "view_write_entries", "view_write_edges", "view_write_known_ids",
          "view_meta_create")
@@ -74,10 +74,15 @@ class Mark:
     hash: str | None       # and its hash
     chained: bool
     unchained: int
+    line: str | None = None    # the SHA-256 of that line's bytes: an unchained line has no hash
 
 
 def path(paths: StorePaths) -> Path:
     return paths.cache / VIEW_NAME
+
+
+def line_digest(line: bytes) -> str:
+    return hashlib.sha256(line).hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -99,11 +104,27 @@ def usable_dir(paths: StorePaths) -> bool:
         return False
 
 
+def trusted(paths: StorePaths, file: Path) -> bool:
+    """Whether `file` under `.inspector` may be read as derived from the log: the store is one
+    no other account can write to, `.inspector` is a real directory of this account's that no
+    one else can enter, and the file is this account's own regular file. Anything else (a view
+    planted in a world-writable store, one another account wrote) is never read: the log is
+    read whole instead, as docs/format.md says."""
+    try:
+        root, cache, st = os.stat(paths.root), os.lstat(paths.cache), os.lstat(file)
+    except OSError:
+        return False
+    uid = os.geteuid()
+    return not stat.S_IMODE(root.st_mode) & 0o022 and stat.S_ISDIR(cache.st_mode) \
+        and not stat.S_IMODE(cache.st_mode) & 0o077 and cache.st_uid == uid \
+        and stat.S_ISREG(st.st_mode) and st.st_uid == uid
+
+
 def attach(con: duckdb.DuckDBPyConnection, paths: StorePaths) -> Mark | str:
     """Attach the view file read-only as `base` when it is there and proven current for the
     log; return its Mark, or why it cannot be used ("" when there simply is none)."""
     file = path(paths)
-    if not usable_dir(paths) or not os.path.isfile(file) or os.path.islink(file):
+    if not trusted(paths, file):
         return ""
     try:
         con.execute(f"ATTACH '{quoted(file)}' AS base (READ_ONLY)")
@@ -111,9 +132,9 @@ def attach(con: duckdb.DuckDBPyConnection, paths: StorePaths) -> Mark | str:
         return f"the view could not be opened ({str(exc).splitlines()[0]})"
     try:
         row = con.execute(sql("view_meta_read")).fetchone()
-    except duckdb.Error:
-        row = None
-    problem = "the view has no record of its log" if row is None else None
+        problem = "the view has no record of its log" if row is None else None
+    except duckdb.Error:           # not the record this version writes
+        row, problem = None, "the view was written by another version of the inspector"
     mark = None
     if row is not None:
         fmt, code, *fields = row
@@ -138,10 +159,12 @@ def proven(paths: StorePaths, mark: Mark) -> str | None:
     if mark.offset == 0:
         return None
     try:
-        line = jsonsafe.loads(last_line(paths.log, mark.offset))
+        raw = last_line(paths.log, mark.offset)
+        line = jsonsafe.loads(raw)
     except (ValueError, OSError):
         return f"the line ending at byte {mark.offset} of the log is not the one the view read"
-    if not isinstance(line, dict) or line.get("seq") != mark.seq or line.get("hash") != mark.hash:
+    if not isinstance(line, dict) or line.get("seq") != mark.seq or line.get("hash") != mark.hash \
+            or line_digest(raw) != mark.line:
         return (f"the line ending at byte {mark.offset} of the log no longer holds seq "
                 f"{mark.seq} with the hash the view read (rewritten or rolled back)")
     return None
@@ -164,7 +187,7 @@ def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark) -> bo
             con.execute(sql("view_meta_write"), {
                 "format": FORMAT, "code": code_digest(), "dev": mark.dev, "ino": mark.ino,
                 "offset": mark.offset, "seq": mark.seq, "hash": mark.hash,
-                "chained": mark.chained, "unchained": mark.unchained})
+                "chained": mark.chained, "unchained": mark.unchained, "line": mark.line})
             for name in INDEX:
                 con.execute(sql(name))
         finally:
