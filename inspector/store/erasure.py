@@ -15,6 +15,7 @@ disk) is settled at once and reported in one line, leaving the log as it was.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass, field
 
@@ -140,16 +141,35 @@ def fold(text: str) -> str:
     return " ".join(normalize(normalize(text).casefold()).split())
 
 
+def words(text: str) -> list[str]:
+    """The words of a folded text: what stays of it whatever separates them."""
+    return re.findall(r"[^\W_]+", fold(text))
+
+
+def _within(needle: list[str], hay: list[str]) -> bool:
+    """Whether `needle` occurs in `hay` as consecutive words."""
+    n = len(needle)
+    return n > 0 and any(hay[i:i + n] == needle for i in range(len(hay) - n + 1))
+
+
 def _check_reason(store: Store, request: Request, seqs: list[int]) -> None:
     """The reason stays in the log and the certificate: it must not carry what is erased —
-    the subject, or any text of an erased entry's events (DESIGN §6)."""
+    the subject, or any text of an erased entry's events (DESIGN §6) — however it is spelled:
+    the subject is looked for with its separators dropped ("user 42", "user: 42", "User_42"
+    for user:42), an erased text as itself or as its words in order ("+1 555 0100" for
+    "+1-555-0100")."""
     reason = fold(request.reason)
-    if request.subject and fold(request.subject) and fold(request.subject) in reason:
+    said = words(request.reason)
+    squashed = "".join(said)
+    if request.subject and (fold(request.subject) and fold(request.subject) in reason
+                            or "".join(words(request.subject)) and
+                            "".join(words(request.subject)) in squashed):
         raise Refused("the reason names the subject, and the reason is kept: write a reason "
                       "without it (e.g. the request's ticket id); nothing written")
     for what, text in _texts(store, set(seqs)):
-        folded = fold(text)
-        if len(folded) >= SHORTEST and folded in reason:
+        folded, its_words = fold(text), words(text)
+        if len(folded) >= SHORTEST and (folded in reason or len(its_words) > 1
+                                        and _within(its_words, said)):
             raise Refused(f"the reason quotes {what} being erased, and the reason is kept: write "
                           "a reason without it (e.g. the request's ticket id); nothing written")
 

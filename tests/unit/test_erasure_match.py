@@ -137,3 +137,23 @@ def test_the_salt_of_an_event_is_no_text_of_it(texts_store):
     salt = json.loads((texts_store.root / "events.jsonl").read_bytes().splitlines()[0])["body"]["salt"]
     plan = ACTIONS["erase"].plan(texts_store, Request("erase", f"DSR-1 {salt}", "dana", subject=SUBJECT))
     assert plan.erased == ["T1"]
+
+
+@pytest.mark.parametrize("reason, refused", [
+    ("request of user 42", "the reason names the subject"),
+    ("per User: 42's request", "the reason names the subject"),
+    ("USER_42 asked", "the reason names the subject"),
+    ("user42", "the reason names the subject"),
+    ("DSR-1 re zephyr hollow", "the reason quotes a field of an entry being erased"),
+    ("DSR-1 moved after the Lisbon-fair", "the reason quotes an earlier reason being erased"),
+    ("DSR-42", None),                     # a ticket number is not the subject
+    ("DSR-1 zephyr", None),               # one word of a longer text is not the text
+])
+def test_a_respelled_subject_or_text_is_still_refused(texts_store, reason, refused):
+    from inspector.store.errors import Refused
+    request = Request("erase", reason, "dana", subject=SUBJECT)
+    if refused is None:
+        assert ACTIONS["erase"].plan(texts_store, request).erased == ["T1"]
+    else:
+        with pytest.raises(Refused, match=refused):
+            ACTIONS["erase"].plan(texts_store, request)
