@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timezone
 from pathlib import Path
 
 import pytest
@@ -734,6 +735,12 @@ def test_enter_on_an_audit_event_opens_its_before_and_after(tmp_path):
             assert (app.screen.after["seq"], app.screen.before["seq"]) == (4, 2)
             value = next(l for l in screen_text(app).splitlines() if " value " in l)
             assert value.split("█")[1].split() == ["value", "English", "Spanish"]
+            observed = next(l for l in screen_text(app).splitlines() if " observed_at " in l)
+            before, after = (app.screen.before["observed_at"], app.screen.after["observed_at"])
+            assert observed.split("█")[1].split() == [
+                "observed_at", before.astimezone(timezone.utc).isoformat().replace("+00:00", "Z"),
+                after.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")]
+            assert " malformed " not in screen_text(app)     # the loader's note, not a field
             await pilot.press("escape")
             assert name_of(app) == "AuditScreen"
     run(main())

@@ -4,6 +4,7 @@ before and after, the changed ones first. A secret value is masked until ctrl+r.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from rich.table import Table
 from rich.text import Text
@@ -15,6 +16,7 @@ from textual.widgets import Static
 
 from ...present.mask import is_secret, mask_value
 from ...present.text import safe, safe_value
+from ...store.model import format_time
 
 ENVELOPE = ("actor", "memory_id", "batch", "reason", "hash")
 FIELDS = ("entity", "attribute", "value", "kind", "layer", "source", "authority", "confidence",
@@ -23,11 +25,15 @@ FIELDS = ("entity", "attribute", "value", "kind", "layer", "source", "authority"
 
 
 def _value(row: dict | None, name: str):
+    """A field of a loaded state as the log writes it: the value parsed, a time as RFC 3339
+    (the instant, in UTC: the loaded tables keep no writer's offset)."""
     if row is None:
         return None
     value = row.get(name)
     if name == "value" and isinstance(value, str):
         return json.loads(value)
+    if isinstance(value, datetime):
+        return format_time(value)
     return value
 
 
@@ -61,7 +67,7 @@ class EventModal(ModalScreen[None]):
             out.append_text(safe(value, one_line=True, max_chars=300))
         if self.after.get("at") is not None:
             out.append(f"\n{'at':<10} ", style="dim")
-            out.append(self.after["at"].strftime("%Y-%m-%d %H:%M:%S %Z"))
+            out.append(format_time(self.after["at"]))
         return out
 
     def _fields(self) -> Table | Text:
@@ -72,8 +78,10 @@ class EventModal(ModalScreen[None]):
         table.add_column("BEFORE", ratio=1, overflow="fold")
         table.add_column("AFTER", ratio=1, overflow="fold")
         mask = {"before": _secret(self.before), "after": _secret(self.after)}
-        changed = [f for f in FIELDS if _value(self.before, f) != _value(self.after, f)]
-        for name in changed + [f for f in FIELDS if f not in changed]:
+        # "malformed" is no field of a state: the loader's note, shown only where there is one
+        fields = [f for f in FIELDS if f != "malformed" or _value(self.before, f) or _value(self.after, f)]
+        changed = [f for f in fields if _value(self.before, f) != _value(self.after, f)]
+        for name in changed + [f for f in fields if f not in changed]:
             before, after = _value(self.before, name), _value(self.after, name)
             if name == "value" and not self.revealed:
                 before = mask_value(before) if mask["before"] else before
