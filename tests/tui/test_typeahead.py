@@ -190,3 +190,23 @@ def test_a_plan_the_store_changed_under_cannot_be_confirmed_again(tmp_path):
             return name_of(app)
     assert run(main()) == "PlanModal"
     assert [e["op"] for e in events(root)] == ["write", "update"]
+
+
+def test_on_a_small_terminal_the_plan_scrolls_and_the_reason_and_buttons_stay(tmp_path):
+    """60 x 15: the plan's body gives up rows so that the field and the buttons are on screen,
+    and the action confirms as on a big terminal."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+    n = len(events(store))
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(60, 15)) as pilot:
+            await ready(pilot)
+            await pilot.press("r")
+            await until(pilot, is_screen(app, "PlanModal"), what="the retract plan")
+            await until(pilot, app.screen.shown_whole, what="the dialog to fit")
+            await pilot.press(*"INC-9", "enter")
+            await until(pilot, lambda: len(events(store)) == n + 1 and not app.pending_write,
+                        what="the retract")
+    run(main())
+    assert (events(store)[-1]["op"], events(store)[-1]["body"]["reason"]) == ("retract", "INC-9")

@@ -223,6 +223,25 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
             self.query_one("#reason", Input).focus()
         self._status(text)
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Give the plan's scrolling body what the terminal leaves once the title, the status,
+        the fields and the buttons are placed, so that on a small terminal these stay on screen
+        (the body scrolls: pageup/pagedown)."""
+        bodies = self.query("#plan-body")
+        if not bodies or not bodies.first().parent:
+            return
+        body = bodies.first()
+        dialog = body.parent
+        others = sum(w.outer_size.height + w.styles.margin.top + w.styles.margin.bottom
+                     for w in dialog.children if w is not body and w.display)
+        room = int(self.size.height * 0.9) - dialog.styles.border.spacing.height - others
+        limit = max(1, min(room, int(self.size.height * 0.6)))
+        if body.styles.max_height is None or body.styles.max_height.value != limit:
+            body.styles.max_height = limit
+
     def shown_whole(self) -> bool:
         """Whether the fields and buttons are all on screen, unclipped: an operator never
         confirms what the terminal cannot show."""
