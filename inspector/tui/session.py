@@ -388,9 +388,14 @@ def held_why(entry: Mapping[str, Any]) -> str:
     if entry.get("status") != "held":
         return ""
     reason = entry.get("held_reason")
-    parts = [str(entry["hold_reason"])] if entry.get("hold_reason") else []
+    own = str(entry["hold_reason"]) if entry.get("hold_reason") else ""
+    if reason and own.startswith(f"{reason}: "):
+        own = own[len(reason) + 2:]     # the gate's own words after its code (gate.judge)
     hit = gate.secret_finding(entry) if reason == gate.SECRET else (
         gate.rule_finding(entry) if reason == gate.RULE else None)
+    if hit and own.startswith(f"{hit.category}: "):
+        own = ""                        # what the gate matched, which follows as found now
+    parts = [own] if own else []
     if hit:
         excerpt = hit.excerpt if reason == gate.SECRET or not is_secret(entry) else mask_text(hit.excerpt)
         parts.append(f"{hit.category}: {excerpt!r}")
