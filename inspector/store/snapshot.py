@@ -21,14 +21,12 @@ covered by erasure with the rest of `.inspector/` and discarded with the view wh
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from .engine import duckdb
 from . import view
-from .files import FILE_MODE, fsync_file, temp_name
 from .logfile import StorePaths
 from .queries import sql
 
@@ -54,33 +52,14 @@ def save(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: view.Mark, sco
     """Write `judged` and `beliefs` (materialized for `context` at tk, the valid time the same,
     from the log up to `mark`, in a store loaded with `scope`) as the snapshot. Never waits for
     the lock and never fails the caller: returns whether a snapshot was put in place."""
-    if mark.offset < view.min_log_bytes() or not view.writable(paths):
-        return False
-    temp = paths.cache / temp_name(view.SNAPSHOT_NAME)
-    try:
-        view.clean_stale_temps(paths, view.SNAPSHOT_NAME)
-        con.execute(f"ATTACH '{view.quoted(temp)}' AS snapshot_target")
-        try:
-            os.chmod(temp, FILE_MODE)
-            for name in WRITE:
-                con.execute(sql(name))
-            con.execute(sql("snapshot_meta_write"), {
-                "format": FORMAT, "code": view.code_digest(), "dev": mark.dev, "ino": mark.ino,
-                "offset": mark.offset, "seq": mark.seq, "hash": mark.hash, "line": mark.line,
-                "scope": scope,
-                "context": context, "tk": tk.isoformat()})
-        finally:
-            con.execute("DETACH snapshot_target")
-        fsync_file(temp)
-        return view.rename_if_current(paths, temp, mark, path(paths))
-    except (duckdb.Error, OSError):
-        return False
-    finally:
-        for leftover in (temp, Path(f"{temp}.wal")):
-            try:
-                os.unlink(leftover)
-            except OSError:
-                pass
+    def fill() -> None:
+        for name in WRITE:
+            con.execute(sql(name))
+        con.execute(sql("snapshot_meta_write"), {
+            "format": FORMAT, "code": view.code_digest(), "dev": mark.dev, "ino": mark.ino,
+            "offset": mark.offset, "seq": mark.seq, "hash": mark.hash, "line": mark.line,
+            "scope": scope, "context": context, "tk": tk.isoformat()})
+    return view.write_derived(con, paths, view.SNAPSHOT_NAME, "snapshot_target", mark, fill)
 
 
 def take(con: duckdb.DuckDBPyConnection, paths: StorePaths, loaded: view.Mark,

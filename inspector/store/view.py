@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 from .engine import duckdb
 from . import jsonsafe
@@ -174,34 +175,44 @@ def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark) -> bo
     """Write the overlay tables (`all_*`) to a new view file and rename it into place, while
     holding the store's lock and only if the log is still the one `mark` describes. Never
     waits for the lock and never fails the command: returns whether a view was published."""
+    def fill() -> None:
+        for name in WRITE:
+            con.execute(sql(name))
+        con.execute(sql("view_meta_write"), {
+            "format": FORMAT, "code": code_digest(), "dev": mark.dev, "ino": mark.ino,
+            "offset": mark.offset, "seq": mark.seq, "hash": mark.hash,
+            "chained": mark.chained, "unchained": mark.unchained, "line": mark.line})
+        for name in INDEX:
+            con.execute(sql(name))
+    return write_derived(con, paths, VIEW_NAME, "target", mark, fill)
+
+
+def write_derived(con: duckdb.DuckDBPyConnection, paths: StorePaths, name: str, alias: str,
+                  mark: Mark, fill: Callable[[], None]) -> bool:
+    """A derived file of `.inspector` (the view, the belief snapshot): a new DuckDB file under
+    a temp name, attached as `alias` while `fill` writes it, then renamed to `name` under the
+    store's lock if the log is still the one `mark` describes. Not for a log under
+    min_log_bytes nor where the account may not write (`writable`); never fails the caller:
+    returns whether the file was put in place, and leaves no temp file either way."""
     if mark.offset < min_log_bytes() or not writable(paths):
         return False
-    temp = paths.cache / temp_name(VIEW_NAME)
+    temp = paths.cache / temp_name(name)
     try:
-        clean_stale_temps(paths, VIEW_NAME)
-        con.execute(f"ATTACH '{quoted(temp)}' AS target")
+        clean_stale_temps(paths, name)
+        con.execute(f"ATTACH '{quoted(temp)}' AS {alias}")
         try:
             os.chmod(temp, FILE_MODE)
-            for name in WRITE:
-                con.execute(sql(name))
-            con.execute(sql("view_meta_write"), {
-                "format": FORMAT, "code": code_digest(), "dev": mark.dev, "ino": mark.ino,
-                "offset": mark.offset, "seq": mark.seq, "hash": mark.hash,
-                "chained": mark.chained, "unchained": mark.unchained, "line": mark.line})
-            for name in INDEX:
-                con.execute(sql(name))
+            fill()
         finally:
-            con.execute("DETACH target")
+            con.execute(f"DETACH {alias}")
         fsync_file(temp)
-        return rename_if_current(paths, temp, mark)
+        return rename_if_current(paths, temp, mark, paths.cache / name)
     except (duckdb.Error, OSError):
         return False
     finally:
         for leftover in (temp, Path(f"{temp}.wal")):
             try:
                 os.unlink(leftover)
-            except FileNotFoundError:
-                pass
             except OSError:
                 pass
 

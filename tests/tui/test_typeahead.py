@@ -7,6 +7,7 @@ plan the store changed under cannot be confirmed again."""
 
 from __future__ import annotations
 
+import pytest
 from textual import events as textual_events
 from textual.widgets import Button
 
@@ -34,6 +35,15 @@ def queue_store(root):
                                held(u, f"summary number {i}", reason="unsupported_summary",
                                     kind="summary"))
                               for i, u in enumerate(QUEUE, 1)])
+
+
+async def open_reject(pilot) -> None:
+    """The queue loaded, Review on screen, the reject dialog of its first row open."""
+    await ready(pilot)
+    await pilot.press("2")
+    await wait_rows(pilot, "#held", 4)
+    await pilot.press("x")
+    await until(pilot, is_screen(pilot.app, "PlanModal"), what="the reject plan")
 
 
 def test_an_action_key_in_the_burst_that_moved_the_cursor_acts_on_the_row_it_moved_to(tmp_path):
@@ -64,11 +74,7 @@ def test_keys_typed_while_a_write_runs_never_act_on_the_table(tmp_path):
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await pilot.press("2")
-            await wait_rows(pilot, "#held", 4)
-            await pilot.press("x")
-            await until(pilot, is_screen(app, "PlanModal"), what="the reject plan")
+            await open_reject(pilot)
             burst(app, *"spam", "\r", "x", *"spam", "\r")
             await until(pilot, lambda: len(events(store)) == 5 and not app.pending_write,
                         what="the reject")
@@ -89,11 +95,7 @@ def test_keys_typed_during_a_write_that_reach_the_table_after_it_are_dropped_and
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await pilot.press("2")
-            await wait_rows(pilot, "#held", 4)
-            await pilot.press("x")
-            await until(pilot, is_screen(app, "PlanModal"), what="the reject plan")
+            await open_reject(pilot)
             await pilot.press(*"spam")
             typed_meanwhile = [textual_events.Key(c, c) for c in "spam"]   # stamped now
             await pilot.press("enter")
@@ -115,11 +117,7 @@ def test_the_reason_is_what_the_field_held_when_enter_was_pressed(tmp_path):
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await pilot.press("2")
-            await wait_rows(pilot, "#held", 4)
-            await pilot.press("x")
-            await until(pilot, is_screen(app, "PlanModal"), what="the reject plan")
+            await open_reject(pilot)
             burst(app, *"spam", "\r", "x")
             await until(pilot, lambda: len(events(store)) == 5 and not app.pending_write,
                         what="the reject")
@@ -150,23 +148,32 @@ def test_tab_and_enter_never_approve_a_held_instruction(tmp_path):
     assert (events(store)[-1]["op"], events(store)[-1]["body"]["reason"]) == ("approve", "looks fine")
 
 
-def test_a_dialog_the_terminal_cannot_show_whole_does_not_confirm(tmp_path):
+@pytest.mark.parametrize("size, fits", [((40, 10), False), ((60, 15), True)])
+def test_a_dialog_confirms_only_when_the_terminal_shows_it_whole(tmp_path, size, fits):
+    """60 x 15: the plan's body gives up rows so that the field and the buttons are on screen,
+    and the action confirms as on a big terminal. 40 x 10 cannot show them: nothing is
+    confirmed blind, and the operator is told why."""
     store = private_copy("branch-contamination", tmp_path / "s")
     n = len(events(store))
 
     async def main():
         app = make_app(store)
-        async with app.run_test(size=(40, 10)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await ready(pilot)
             await pilot.press("r")
             await until(pilot, is_screen(app, "PlanModal"), what="the retract plan")
-            await pilot.press(*"blind", "enter")
-            await pilot.press("ctrl+y")
+            await settle(pilot)
+            assert app.screen.shown_whole() is fits
+            await pilot.press(*"INC-9", "enter")
             await settle(pilot)
             return name_of(app), notices(app)
     name, told = run(main())
-    assert len(events(store)) == n and name == "PlanModal"
-    assert "The dialog does not fit the terminal: enlarge it to confirm." in told
+    if fits:
+        assert (events(store)[-1]["op"], events(store)[-1]["body"]["reason"]) == ("retract", "INC-9")
+        assert name == "BeliefsScreen" and len(events(store)) == n + 1
+    else:
+        assert len(events(store)) == n and name == "PlanModal"
+        assert "The dialog does not fit the terminal: enlarge it to confirm." in told
 
 
 def test_a_plan_the_store_changed_under_cannot_be_confirmed_again(tmp_path):
@@ -190,23 +197,3 @@ def test_a_plan_the_store_changed_under_cannot_be_confirmed_again(tmp_path):
             return name_of(app)
     assert run(main()) == "PlanModal"
     assert [e["op"] for e in events(root)] == ["write", "update"]
-
-
-def test_on_a_small_terminal_the_plan_scrolls_and_the_reason_and_buttons_stay(tmp_path):
-    """60 x 15: the plan's body gives up rows so that the field and the buttons are on screen,
-    and the action confirms as on a big terminal."""
-    store = private_copy("branch-contamination", tmp_path / "s")
-    n = len(events(store))
-
-    async def main():
-        app = make_app(store)
-        async with app.run_test(size=(60, 15)) as pilot:
-            await ready(pilot)
-            await pilot.press("r")
-            await until(pilot, is_screen(app, "PlanModal"), what="the retract plan")
-            await until(pilot, app.screen.shown_whole, what="the dialog to fit")
-            await pilot.press(*"INC-9", "enter")
-            await until(pilot, lambda: len(events(store)) == n + 1 and not app.pending_write,
-                        what="the retract")
-    run(main())
-    assert (events(store)[-1]["op"], events(store)[-1]["body"]["reason"]) == ("retract", "INC-9")

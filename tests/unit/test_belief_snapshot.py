@@ -19,7 +19,7 @@ from inspector.store.logfile import store_paths
 from inspector.tui import session as session_module
 from inspector.tui.session import Session
 from storegen import entry, write_store
-from test_view import SCOPES, TUI_TABLES, timed_entries, tui_tables
+from test_view import TUI_TABLES, later_drafts, timed_entries, tui_tables
 
 EXAMPLES = int(os.environ.get("VIEW_EXAMPLES", "8"))
 T0 = datetime(2025, 2, 15, tzinfo=timezone.utc)
@@ -67,13 +67,7 @@ def test_a_launch_from_a_snapshot_equals_one_that_judges_everything(tmp_path_fac
         # another process appends (new entries citing old ones, new versions of old ones) and
         # time passes: validity starts and ends fall between the snapshot's moment and the
         # next launch's
-        later = data.draw(timed_entries("N", data.draw(st.integers(0, 4)), [e["id"] for e in first]))
-        for e in data.draw(st.lists(st.sampled_from(first), max_size=3, unique_by=lambda e: e["id"])):
-            later.append({**e, "status": data.draw(st.sampled_from(["active", "quarantined", "held"])),
-                          "value": data.draw(st.sampled_from(["x", "z"])),
-                          "scope": data.draw(st.sampled_from([e["scope"], *SCOPES]))})
-        drafts = [event_draft("write" if e["id"].startswith("N") else "update", e["id"], "agent:9",
-                              after=e) for e in later]
+        drafts = later_drafts(data, first)
         for d in drafts:     # stamped before the snapshot's moment (a slow clock), between, after
             d["at"] = data.draw(st.sampled_from(["2025-02-01T00:00:00Z", "2025-03-01T00:00:00Z",
                                                  "2025-04-01T00:00:00Z"]))

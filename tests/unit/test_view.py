@@ -399,6 +399,18 @@ def test_a_belief_patch_equals_a_rebuild(tmp_path_factory, data, context):
 TUI_TABLES = ("beliefs", "tui_all", "tui_conflicts", "tui_held", "tui_quarantine")
 
 
+def later_drafts(data, first: list[dict]) -> list[dict]:
+    """What another process appends after `first`: new entries (N…, citing old ones) and new
+    versions of old ones (another status, value or scope)."""
+    later = data.draw(timed_entries("N", data.draw(st.integers(0, 4)), [e["id"] for e in first]))
+    for e in data.draw(st.lists(st.sampled_from(first), max_size=3, unique_by=lambda e: e["id"])):
+        later.append({**e, "status": data.draw(st.sampled_from(["active", "quarantined", "held"])),
+                      "value": data.draw(st.sampled_from(["x", "z"])),
+                      "scope": data.draw(st.sampled_from([e["scope"], *SCOPES]))})
+    return [event_draft("write" if e["id"].startswith("N") else "update", e["id"], "agent:9",
+                        after=e) for e in later]
+
+
 def tui_tables(con) -> dict[str, list[tuple]]:
     return {name: table_rows(con, name) for name in TUI_TABLES}
 
@@ -417,13 +429,7 @@ def test_the_tui_rows_after_a_patch_equal_a_rebuild(tmp_path_factory, data, cont
     session.open()
     session.set_view(context, None, None)
     session.rebuild_view()
-    later = data.draw(timed_entries("N", data.draw(st.integers(0, 4)), [e["id"] for e in first]))
-    for e in data.draw(st.lists(st.sampled_from(first), max_size=3, unique_by=lambda e: e["id"])):
-        later.append({**e, "status": data.draw(st.sampled_from(["active", "quarantined", "held"])),
-                      "value": data.draw(st.sampled_from(["x", "z"])),
-                      "scope": data.draw(st.sampled_from([e["scope"], *SCOPES]))})
-    drafts = [event_draft("write" if e["id"].startswith("N") else "update", e["id"], "agent:9",
-                          after=e) for e in later]
+    drafts = later_drafts(data, first)
     with LogWriter(session.store.paths) as writer:
         writer.append(drafts)
     session.store.refresh()
