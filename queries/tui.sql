@@ -361,3 +361,9 @@ SELECT count(*), min("at"), arg_min(memory_id, "at") FROM entries WHERE status =
 -- The Overview: quarantined entries by source, most first.
 SELECT source, count(*) AS n FROM entries WHERE status = 'quarantined'
 GROUP BY source ORDER BY n DESC, source NULLS LAST
+
+-- name: ids_since_seq_left_scope
+-- Whether an entry that events after $seq changed is not in a scoped store's tables (its
+-- current state left the scope): no patch can see it to take its rows away.
+SELECT count(*) > 0 FROM all_versions
+WHERE seq > $seq AND memory_id NOT IN (SELECT memory_id FROM versions)

@@ -152,24 +152,35 @@ def _within(needle: list[str], hay: list[str]) -> bool:
     return n > 0 and any(hay[i:i + n] == needle for i in range(len(hay) - n + 1))
 
 
+# Texts that name a kind of data, not the data: a reason may say "remove their date of birth"
+# (only their exact text is refused there).
+NAMES = frozenset({"an attribute", "a scope", "a source"})
+
+
+def _spelled(text: str, reason: str, said: list[str], by_words: bool = True) -> bool:
+    """Whether the reason holds `text` (folded), however its separators are spelled: as itself,
+    as its words in order ("user 42", "user: 42", "Lisbon-fair"), or with its separators
+    dropped as one word of the reason ("user42", "+15550100" for "+1-555-0100"). Words are
+    never glued across the reason's own separators ("ticket SU-12" does not hold "u:1")."""
+    folded, its_words = fold(text), words(text)
+    if folded and folded in reason:
+        return True
+    if not by_words or not its_words:
+        return False
+    return (len(its_words) > 1 and _within(its_words, said)) or "".join(its_words) in said
+
+
 def _check_reason(store: Store, request: Request, seqs: list[int]) -> None:
     """The reason stays in the log and the certificate: it must not carry what is erased —
-    the subject, or any text of an erased entry's events (DESIGN §6) — however it is spelled:
-    the subject is looked for with its separators dropped ("user 42", "user: 42", "User_42"
-    for user:42), an erased text as itself or as its words in order ("+1 555 0100" for
-    "+1-555-0100")."""
-    reason = fold(request.reason)
-    said = words(request.reason)
-    squashed = "".join(said)
-    if request.subject and (fold(request.subject) and fold(request.subject) in reason
-                            or "".join(words(request.subject)) and
-                            "".join(words(request.subject)) in squashed):
+    the subject, or any text of an erased entry's events (DESIGN §6) — however its separators
+    are spelled (_spelled). A name of a kind of data (an attribute, a scope, a source) is
+    refused only as its exact text."""
+    reason, said = fold(request.reason), words(request.reason)
+    if request.subject and _spelled(request.subject, reason, said):
         raise Refused("the reason names the subject, and the reason is kept: write a reason "
                       "without it (e.g. the request's ticket id); nothing written")
     for what, text in _texts(store, set(seqs)):
-        folded, its_words = fold(text), words(text)
-        if len(folded) >= SHORTEST and (folded in reason or len(its_words) > 1
-                                        and _within(its_words, said)):
+        if len(fold(text)) >= SHORTEST and _spelled(text, reason, said, by_words=what not in NAMES):
             raise Refused(f"the reason quotes {what} being erased, and the reason is kept: write "
                           "a reason without it (e.g. the request's ticket id); nothing written")
 

@@ -7,16 +7,17 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Mapping
+from dataclasses import replace
+from typing import Any, Iterator
 
-from ..present.mask import is_secret, mask_text, mask_value
-from ..store import beliefs, diff, entries, gate, lineage, scan, snapshot
+from ..present.mask import mask_value
+from ..store import beliefs, diff, scan, snapshot
 from ..store.actions import Request
 from ..store.beliefs import Moment, ViewSpec
 from ..store.load import Store
 from ..store.registry import ACTIONS
 from ..store.queries import sql
+from .entry_detail import EntryReads, secret_row
 from .overview import EventCounts, Overview, read_overview
 from .sources import ListSource, TableSource, masked, rows_of  # noqa: F401 (ListSource: screens)
 
@@ -32,34 +33,7 @@ def _rows(cursor) -> list[dict]:
     return rows_of(cursor)
 
 
-@dataclass
-class Detail:
-    """What the detail pane shows for one entry in one context."""
-
-    memory_id: str
-    context: str
-    entry: dict
-    why: str = ""
-    reason: str | None = None
-    belief: str | None = None
-    authority: int | None = None          # effective authority (DESIGN §3.2)
-    rivals: list[dict] = field(default_factory=list)
-    events: list[dict] = field(default_factory=list)
-    tree: list[dict] = field(default_factory=list)       # ancestors: {id, label, children}
-    descendants: list[dict] = field(default_factory=list)  # {id, label}
-    sources: list[str] = field(default_factory=list)
-    ancestors: int = 0
-    dangling: list[str] = field(default_factory=list)
-    cycles: list[list[str]] = field(default_factory=list)
-    lineage_loaded: bool = False
-    secret: bool = False                  # its value is shown masked unless revealed
-    held_why: str = ""                    # a held entry: what the gate matched
-    change: str = ""                      # the diff view: the change it is opened for
-    causes: list[dict] = field(default_factory=list)   # and the events that made it
-    causes_truncated: bool = False        # the causes stop short (diff's bounds)
-
-
-class Session:
+class Session(EntryReads):
     """One store opened by the TUI, with the operator who acts on it."""
 
     def __init__(self, path: str | os.PathLike, *, scope: str | None = None,
@@ -140,9 +114,8 @@ class Session:
             with self.store.lock, self.reader() as cur:
                 store = self.store
                 taken = snapshot.take(cur, store.paths, store.mark(), self.scope, spec.context)
-                changed = [] if taken is None else \
-                    [i for (i,) in cur.execute(sql("ids_since_seq"), {"seq": taken.seq}).fetchall()]
-                if taken is not None and beliefs.patch(cur, spec, taken.tk, changed) is not None:
+                changed = None if taken is None else self._changed_since(cur, taken.seq)
+                if changed is not None and beliefs.patch(cur, spec, taken.tk, changed) is not None:
                     self.spec = spec
                     self.store.compact()
                     self._built = (spec, store.generation, store.state.seq)
@@ -176,7 +149,9 @@ class Session:
             return self.rebuild_view()
         spec = replace(self.spec, moment=Moment.resolve())
         with self.store.lock, self.reader() as cur:
-            changed = [i for (i,) in cur.execute(sql("ids_since_seq"), {"seq": built[2]}).fetchall()]
+            changed = self._changed_since(cur, built[2])
+            if changed is None:
+                return self.rebuild_view()
             count = beliefs.patch(cur, spec, built[0].moment.tk, changed)
             cur.execute(sql("tui_changed_ids"), {"ids": changed})
             if count is None:
@@ -184,6 +159,15 @@ class Session:
             self.spec = spec
             self._built = (spec, self.store.generation, self.store.state.seq)
             return self._rows_of_screens(cur, patched=count is not None)
+
+    def _changed_since(self, cur, seq: int) -> list[str] | None:
+        """The entries the lines after `seq` changed; None when one of them left the scope of
+        a scoped store (the tables no longer show it, so a patch would keep its old rows: the
+        view must be built whole)."""
+        if self.scope is not None and \
+                cur.execute(sql("ids_since_seq_left_scope"), {"seq": seq}).fetchone()[0]:
+            return None
+        return [i for (i,) in cur.execute(sql("ids_since_seq"), {"seq": seq}).fetchall()]
 
     def _rows_of_screens(self, cur, patched: bool = False) -> int:
         """Every screen's rows (each spec names its statements; after a belief patch, the
@@ -246,7 +230,7 @@ class Session:
         """Which of `ids` are entries whose values are shown masked."""
         with self.reader() as cur:
             rows = rows_of(cur.execute(sql("tui_entry_tree"), {"ids": list(ids)}))
-        return {r["memory_id"] for r in rows if _secret_row(r)}
+        return {r["memory_id"] for r in rows if secret_row(r)}
 
     def statuses(self, ids: list[str]) -> dict[str, str]:
         with self.reader() as cur:
@@ -320,117 +304,6 @@ class Session:
                 if side and side["memory_id"] in secret:
                     side["value"] = mask_value(side["value"])
         return changes
-
-    # -- one entry ----------------------------------------------------------------------------
-
-    def detail(self, memory_id: str, context: str | None, with_lineage: bool = True) -> Detail | None:
-        """The entry, its history and its rivals; with_lineage adds what it rests on and what
-        rests on it (the slower half, which the pane can take a moment later)."""
-        with self.reader() as cur:
-            entry = entries.state(cur, memory_id)
-            if entry is None:
-                return None
-            context = entry.get("scope") or "" if context is None else context
-            found = Detail(memory_id, context, entry, events=entries.events(cur, memory_id),
-                           secret=is_secret(entry), held_why=held_why(entry))
-            for event in found.events:
-                event["secret"] = found.secret or is_secret({**entry, "value": event["value"]})
-            if entry.get("status") != "erased":
-                self._judge(cur, found)
-            if with_lineage:
-                self.add_lineage(found, cur)
-        return found
-
-    def add_lineage(self, found: Detail, cur=None) -> Detail:
-        if cur is None:
-            with self.reader() as cur:
-                return self.add_lineage(found, cur)
-        self._lineage(cur, found)
-        found.lineage_loaded = True
-        return found
-
-    def _judge(self, cur, found: Detail) -> None:
-        judged = entries.judgement(cur, self.spec, found.entry, found.context)
-        found.rivals = [{**r, "value": beliefs.json_value(r["value"])} for r in judged["rows"]
-                        if r["memory_id"] != found.memory_id]
-        flags = {r["memory_id"]: r for r in rows_of(cur.execute(
-            sql("tui_entry_tree"), {"ids": [r["memory_id"] for r in found.rivals]}))}
-        for rival in found.rivals:
-            if _secret_row({**flags.get(rival["memory_id"], {}), "value": rival["value"]}, parsed=True):
-                rival["value"] = mask_value(rival["value"])
-        found.why, found.reason = judged["why"], judged["reason"]
-        found.authority, found.belief = judged["authority"], judged["belief"]
-
-    def _lineage(self, cur, found: Detail) -> None:
-        whole = lineage.lineage(cur, found.memory_id)
-        found.sources, found.ancestors = whole.independent_sources, len(whole.ancestors)
-        found.dangling, found.cycles = whole.dangling, whole.cycles
-        nodes = sorted({found.memory_id, *whole.ancestors, *whole.descendants[:200]})
-        labels = {r["memory_id"]: r for r in masked(_rows(cur.execute(sql("tui_entry_tree"),
-                                                                     {"ids": nodes})))}
-        edges = cur.execute(sql("lineage_edges"), {"ids": nodes}).fetchall()
-        found.tree = _tree(found.memory_id, edges, labels)
-        found.descendants = [{"id": i, "row": labels.get(i)} for i in whole.descendants[:200]]
-
-
-def _secret_row(row: Mapping[str, Any], parsed: bool = False) -> bool:
-    value = row.get("value")
-    if not parsed and isinstance(value, str):
-        value = beliefs.json_value(value)
-    return is_secret({"value": value, "sensitivity": row.get("sensitivity"),
-                      "held_reason": row.get("held_reason")})
-
-
-def held_why(entry: Mapping[str, Any]) -> str:
-    """Why the gate held an entry, in words: the instruction or credential it matched (a
-    credential's excerpt is masked) and the hold event's own reason, if it gave one; "" when
-    the entry is not held."""
-    if entry.get("status") != "held":
-        return ""
-    reason = entry.get("held_reason")
-    own = str(entry["hold_reason"]) if entry.get("hold_reason") else ""
-    if reason and own.startswith(f"{reason}: "):
-        own = own[len(reason) + 2:]     # the gate's own words after its code (gate.judge)
-    hit = gate.secret_finding(entry) if reason == gate.SECRET else (
-        gate.rule_finding(entry) if reason == gate.RULE else None)
-    if hit and own.startswith(f"{hit.category}: "):
-        own = ""                        # what the gate matched, which follows as found now
-    parts = [own] if own else []
-    if hit:
-        excerpt = hit.excerpt if reason == gate.SECRET or not is_secret(entry) else mask_text(hit.excerpt)
-        parts.append(f"{hit.category}: {excerpt!r}")
-    elif reason == gate.RULE and entry.get("layer") == "procedural":
-        parts.append("a procedural entry")
-    if reason == gate.RULE:
-        parts.append(f"from untrusted {entry.get('source')}")
-    return " · ".join(parts)
-
-
-def held_rows(row: dict) -> dict:
-    """A Review row with `held_why`, worked out before its value is masked."""
-    value = beliefs.json_value(row["value"]) if isinstance(row.get("value"), str) else row.get("value")
-    row["held_why"] = held_why({**row, "value": value, "status": "held"}) or row.get("held_reason") or ""
-    return row
-
-
-def _tree(root: str, edges, labels, limit: int = 300) -> list[dict]:
-    """The ancestors of `root` as nested nodes; a node met again on its own path is a cycle."""
-    cites: dict[str, list[str]] = {}
-    for src, dst in edges:
-        cites.setdefault(src, []).append(dst)
-    budget = [limit]
-
-    def grow(node: str, path: frozenset) -> list[dict]:
-        out = []
-        for child in cites.get(node, []):
-            if budget[0] <= 0:
-                break
-            budget[0] -= 1
-            cycle = child in path
-            out.append({"id": child, "row": labels.get(child), "cycle": cycle,
-                        "children": [] if cycle else grow(child, path | {child})})
-        return out
-    return grow(root, frozenset({root}))
 
 
 PLACEHOLDER_REASON = "(reason asked at confirm)"

@@ -16,6 +16,7 @@ from test_console import (WIDE, append, held, is_screen, name_of, notices, revie
                           statics, table, wait_rows)
 from tuikit import events, make_app, private_copy, ready, run, settle, until
 from inspector.store.append import event_draft
+from inspector.tui.widgets.detail import DetailPane
 
 QUEUE = [f"U{i}" for i in range(1, 5)]
 
@@ -63,6 +64,33 @@ def test_an_action_key_in_the_burst_that_moved_the_cursor_acts_on_the_row_it_mov
             return first, third, app.screen.plan.request.ids
     first, third, ids = run(main())
     assert ids == (third,) and first != third
+
+
+@pytest.mark.parametrize("moves, acts_on", [((), "jumped"), (("j", "k"), "row")])
+def test_after_a_jump_an_action_acts_on_the_pane_until_the_cursor_moves(tmp_path, moves, acts_on):
+    """A jump (enter on a rival or lineage node) points the pane at an entry with no row here:
+    an action acts on it. A move in the same burst, even down and back up to the same row,
+    means the highlighted row again."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            beliefs = table(app, "#beliefs")
+            await wait_rows(pilot, "#beliefs", beliefs.row_count)
+            shown = {beliefs.row_at(i)["memory_id"] for i in range(beliefs.row_count)}
+            rowless = next(i for (i,) in app.session.store.con.execute(
+                "SELECT memory_id FROM entries ORDER BY 1").fetchall() if i not in shown)
+            app.screen.go_to(rowless)
+            await until(pilot, lambda: app.screen.query_one(DetailPane).target == rowless,
+                        what="the jump")
+            await settle(pilot)
+            burst(app, *moves, "Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            return rowless, beliefs.row_at(0)["memory_id"], app.screen.plan.request.ids
+    rowless, first, ids = run(main())
+    assert ids == ((rowless,) if acts_on == "jumped" else (first,))
 
 
 def test_keys_typed_while_a_write_runs_never_act_on_the_table(tmp_path):

@@ -53,14 +53,16 @@ def patched(s: Session) -> bool:
 
 @settings(max_examples=EXAMPLES * 3, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(data=st.data(), context=st.sampled_from([None, "tenant:a/user:1"]))
-def test_a_launch_from_a_snapshot_equals_one_that_judges_everything(tmp_path_factory, data, context):
+@given(data=st.data(), context=st.sampled_from([None, "tenant:a/user:1"]),
+       scope=st.sampled_from([None, "tenant:a"]))
+def test_a_launch_from_a_snapshot_equals_one_that_judges_everything(tmp_path_factory, data, context,
+                                                                     scope):
     with pytest.MonkeyPatch.context() as mp:
         first = data.draw(timed_entries("M", data.draw(st.integers(2, 8)), []))
         root = write_store(tmp_path_factory.mktemp("snap") / "s",
                            [("2025-01-01T00:00:00Z", "write", e) for e in first])
         at(mp, T0)
-        earlier = launched(root, context)
+        earlier = launched(root, context, scope)
         assert earlier.save_snapshot() is True
         seq = earlier.store.state.seq
         earlier.store.close()
@@ -75,18 +77,24 @@ def test_a_launch_from_a_snapshot_equals_one_that_judges_everything(tmp_path_fac
             with LogWriter(earlier.store.paths) as writer:
                 writer.append(drafts)
         at(mp, T1)
-        started = launched(root, context)
-        assert patched(started), "the launch judged everything instead of taking the snapshot"
-        assert started.save_snapshot() is False      # the snapshot is fewer than 20,000 lines behind
+        started = launched(root, context, scope)
+        assert patched(started) or scope is not None, \
+            "the launch judged everything instead of taking the snapshot"   # scoped: may build whole
+        from_snapshot = patched(started)
+        # a launch that took the snapshot leaves it (fewer than 20,000 lines behind); one that
+        # built whole (an entry left the scope) leaves its own
+        assert started.save_snapshot() is not from_snapshot
+        if not from_snapshot:
+            seq = started.store.state.seq
         taken = tui_tables(started.store.con)
         assert started.spec.moment.tk == T1
-        whole = launched(root, context)
+        whole = launched(root, context, scope)
         whole.rebuild_view()
         built = tui_tables(whole.store.con)
         for name in TUI_TABLES:
             assert [r for r in taken[name] if r not in built[name]] == \
                 [r for r in built[name] if r not in taken[name]], name
-        assert snapshot.take(whole.store.con, whole.store.paths, whole.store.mark(), None,
+        assert snapshot.take(whole.store.con, whole.store.paths, whole.store.mark(), scope,
                              context).seq == seq
         started.store.close()
         whole.store.close()
@@ -217,3 +225,30 @@ def test_tampering_found_discards_the_snapshot_with_the_view(tmp_path):
     assert sorted(p.name for p in (root / ".inspector").iterdir()) == ["beliefs.duckdb", "view.duckdb"]
     view.discard(store_paths(root))
     assert list((root / ".inspector").iterdir()) == []
+
+
+@pytest.mark.parametrize("path", ["launch", "live"])
+def test_an_entry_that_left_a_scoped_sessions_scope_leaves_its_rows(tmp_path, monkeypatch, path):
+    """A scoped store no longer shows an entry whose current state left the scope, so no patch
+    can take its rows away: the launch from a snapshot, and the live path, build whole."""
+    m0 = entry("M0", scope="tenant:a", entity="user:1", attribute="city", value="Lisbon")
+    m1 = entry("M1", scope="tenant:a", entity="user:2", attribute="city", value="Porto")
+    root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", m0),
+                                        ("2025-01-01T00:00:00Z", "write", m1)])
+    at(monkeypatch, T0)
+    s = launched(root, scope="tenant:a")
+    assert s.save_snapshot() is True
+    moved = event_draft("update", "M0", "agent:9", before=m0, after={**m0, "scope": "tenant:b"})
+    moved["at"] = "2025-03-01T00:00:00Z"
+    with LogWriter(store_paths(root)) as writer:
+        writer.append([moved])
+    at(monkeypatch, T1)
+    if path == "live":
+        s.store.refresh()
+        s.take_appended()
+    else:
+        s.store.close()
+        s = launched(root, scope="tenant:a")
+    assert s.store.con.execute("SELECT pos, memory_id FROM beliefs").fetchall() == [(1, "M1")]
+    assert s.store.con.execute("SELECT memory_id FROM tui_all").fetchall() == [("M1",)]
+    s.store.close()

@@ -146,8 +146,11 @@ def test_the_salt_of_an_event_is_no_text_of_it(texts_store):
     ("user42", "the reason names the subject"),
     ("DSR-1 re zephyr hollow", "the reason quotes a field of an entry being erased"),
     ("DSR-1 moved after the Lisbon-fair", "the reason quotes an earlier reason being erased"),
+    ("DSR-1 re zephyrhollow", "the reason quotes a field of an entry being erased"),
     ("DSR-42", None),                     # a ticket number is not the subject
     ("DSR-1 zephyr", None),               # one word of a longer text is not the text
+    ("DSR-9 user 4210 follow-up", None),  # another user
+    ("ticket SU-42 closed", None),        # words are never glued across the reason's separators
 ])
 def test_a_respelled_subject_or_text_is_still_refused(texts_store, reason, refused):
     from inspector.store.errors import Refused
@@ -157,3 +160,18 @@ def test_a_respelled_subject_or_text_is_still_refused(texts_store, reason, refus
     else:
         with pytest.raises(Refused, match=refused):
             ACTIONS["erase"].plan(texts_store, request)
+
+
+def test_a_reason_may_name_the_kind_of_data_erased(tmp_path):
+    """An attribute, a scope or a source names a kind of data: "remove the home city" is a
+    reason; only the exact text ("home_city") is refused."""
+    from inspector.store.errors import Refused
+    root = write_store(tmp_path / "k", [("2025-01-01T00:00:00Z", "write", entry(
+        "K1", subject=SUBJECT, attribute="home_city", value="Lisbon"))])
+    loaded = Store(root, warn=False)
+    plan = ACTIONS["erase"].plan(loaded, Request("erase", "DSR-3: remove the home city", "dana",
+                                                 subject=SUBJECT))
+    assert plan.erased == ["K1"]
+    with pytest.raises(Refused, match="the reason quotes an attribute being erased"):
+        ACTIONS["erase"].plan(loaded, Request("erase", "DSR-3 home_city", "dana", subject=SUBJECT))
+    loaded.close()

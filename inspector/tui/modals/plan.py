@@ -15,7 +15,7 @@ from ...present.mask import is_secret, mask_value
 from ...present.text import safe, safe_value as value_text
 from ...store import gate
 from ...store.actions import Plan
-from ..session import held_why
+from ..entry_detail import held_why
 from .dialog import ActionDialog, TypedInput
 
 LOUD = (gate.RULE, gate.SECRET)      # held reasons whose approval the dialog warns about

@@ -52,9 +52,10 @@ class InspectorScreen(Screen):
         self._history: list[str] = []      # entries the pane showed before a jump (back)
         self._future: list[str] = []       # and after (forward)
         self._pane_size = 0
-        # The cursor row when a jump pointed the pane away from the cursor's entry (a rival, a
-        # lineage node); None while the pane follows the cursor.
-        self._jumped_at: int | None = None
+        # The cursor row (and the table's highlight count) when a jump pointed the pane away
+        # from the cursor's entry (a rival, a lineage node); None while the pane follows the
+        # cursor. Any move since, even back to the same row, means the cursor's row again.
+        self._jumped_at: tuple[int, int] | None = None
 
     def _show_status(self, status: Status) -> None:
         self.query_one(StoreHeader).show(status)
@@ -216,7 +217,7 @@ class InspectorScreen(Screen):
         """Point the pane at `memory_id`, away from the cursor's entry until the cursor moves
         (a jump that moves the cursor to the entry's row, as Beliefs' may, follows it again)."""
         table = self.main_table()
-        self._jumped_at = table.cursor_row if table is not None else None
+        self._jumped_at = (table.cursor_row, table.highlights) if table is not None else None
         self.show_jumped(memory_id)
 
     def show_jumped(self, memory_id: str) -> None:
@@ -306,7 +307,7 @@ class InspectorScreen(Screen):
             return sorted({row["memory_id"] for row in marked})
         panes = self.query(DetailPane)
         target = panes.first().target if panes else None
-        if target is not None and self._jumped_at is not None and self._jumped_at == table.cursor_row:
+        if target is not None and self._jumped_at == (table.cursor_row, table.highlights):
             return [target]
         row = table.row_at(table.cursor_row)
         return [row["memory_id"]] if row is not None else []

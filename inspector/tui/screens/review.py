@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...store.registry import ACTIONS
-from ..session import held_rows
+from ..entry_detail import held_rows
 from ..spec import ScreenSpec
 from ..widgets.rows import json_cell
 from ..widgets.virtual_table import Column

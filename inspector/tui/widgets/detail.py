@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..session import Detail
+from ..entry_detail import Detail
 from ...present.mask import mask_value
 from ...present.text import safe, safe_value as value_text
 from ...store.diff import TRUNCATED_CAUSES

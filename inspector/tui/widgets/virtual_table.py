@@ -59,6 +59,11 @@ class _RowMessage(Message):
 class VirtualTable(ScrollView, can_focus=True):
     """A table over a `RowSource` that holds only the pages near the view."""
 
+    # Bumped whenever the row under the cursor may have changed (a move, new rows), at once,
+    # before the Highlighted message it posts is handled: what a screen compares to know that
+    # the highlighted row is not the one it last pointed its detail pane from.
+    highlights = 0
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor_up", "up", show=False),
         Binding("down,j", "cursor_down", "down", show=False),
@@ -639,6 +644,7 @@ class VirtualTable(ScrollView, can_focus=True):
         return True
 
     def _post_highlighted(self) -> None:
+        self.highlights += 1
         row = self.row_at(self._cursor)
         self._awaiting_cursor_row = row is None and self._row_count > 0
         self.post_message(self.Highlighted(self, self._cursor, row))
