@@ -106,27 +106,39 @@ def usable_dir(paths: StorePaths) -> bool:
 
 
 def trusted(paths: StorePaths, file: Path) -> bool:
-    """Whether `file` under `.inspector` may be read as derived from the log: the store is one
-    no other account can write to, `.inspector` is a real directory of this account's that no
-    one else can enter, and the file is this account's own regular file. Anything else (a view
-    planted in a world-writable store, one another account wrote) is never read: the log is
-    read whole instead, as docs/format.md says."""
+    """Whether `file` under `.inspector` may be read as derived from the log (distrust)."""
+    return distrust(paths, file) is None
+
+
+def distrust(paths: StorePaths, file: Path) -> str | None:
+    """None when `file` under `.inspector` may be read as derived from the log: the store is
+    one no other account can write to, `.inspector` is a real directory of this account's
+    that no one else can enter, and the file is this account's own regular file. Else why not
+    ("" when there is no such file). Anything else (a view planted in a world-writable store,
+    one another account wrote) is never read: the log is read whole, as docs/format.md says."""
     try:
         root, cache, st = os.stat(paths.root), os.lstat(paths.cache), os.lstat(file)
     except OSError:
-        return False
+        return ""
     uid = os.geteuid()
-    return not stat.S_IMODE(root.st_mode) & 0o022 and stat.S_ISDIR(cache.st_mode) \
-        and not stat.S_IMODE(cache.st_mode) & 0o077 and cache.st_uid == uid \
-        and stat.S_ISREG(st.st_mode) and st.st_uid == uid
+    if stat.S_IMODE(root.st_mode) & 0o022:
+        return f"others can write to the store directory (mode {oct(stat.S_IMODE(root.st_mode))}), " \
+            f"so its view is not used: run chmod go-w {paths.root}"
+    if not stat.S_ISDIR(cache.st_mode) or stat.S_IMODE(cache.st_mode) & 0o077 or cache.st_uid != uid:
+        return f"{paths.cache} is not a private directory of this account's, so the view in it " \
+            "is not used"
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != uid:
+        return f"{file} is not this account's own file, so it is not used"
+    return None
 
 
 def attach(con: duckdb.DuckDBPyConnection, paths: StorePaths) -> Mark | str:
     """Attach the view file read-only as `base` when it is there and proven current for the
     log; return its Mark, or why it cannot be used ("" when there simply is none)."""
     file = path(paths)
-    if not trusted(paths, file):
-        return ""
+    why = distrust(paths, file)
+    if why is not None:
+        return why
     try:
         con.execute(f"ATTACH '{quoted(file)}' AS base (READ_ONLY)")
     except duckdb.Error as exc:

@@ -85,7 +85,9 @@ def planted(tmp_path):
 def test_a_view_in_a_store_others_can_write_to_is_never_read(tmp_path):
     root = planted(tmp_path)
     os.chmod(root, 0o777)
-    assert value_of(root, "C1")[0] == '"Berlin"'
+    assert value_of(root, "C1") == ('"Berlin"', [
+        f"{root}: read the whole log again: others can write to the store directory (mode "
+        f"0o777), so its view is not used: run chmod go-w {root}"])
     assert not view.trusted(store_paths(root), root / ".inspector" / "view.duckdb")
 
 
@@ -95,7 +97,10 @@ def test_a_view_another_account_owns_is_never_read(tmp_path, what):
     root = planted(tmp_path)
     nobody = pwd.getpwnam("nobody").pw_uid
     os.chown(root / ".inspector" / ("view.duckdb" if what == "file" else ""), nobody, -1)
-    assert value_of(root, "C1")[0] == '"Berlin"'
+    why = (f"{root}/.inspector/view.duckdb is not this account's own file, so it is not used"
+           if what == "file" else f"{root}/.inspector is not a private directory of this "
+           "account's, so the view in it is not used")
+    assert value_of(root, "C1") == ('"Berlin"', [f"{root}: read the whole log again: {why}"])
 
 
 def test_a_view_others_can_enter_is_never_read(tmp_path):
