@@ -29,7 +29,7 @@ from typing import Iterator
 from urllib.parse import quote
 
 from ..store.errors import BadInput
-from .staging import stops_as_errors
+from .staging import COPY_PREFIX, lock_copy_dir, stops_as_errors, sweep_copies
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 WAL_VERSIONS = b"\x02\x02"       # header bytes 18-19, the read and write versions, in WAL mode
@@ -107,13 +107,20 @@ def _connect(file: Path, query: str) -> sqlite3.Connection:
 @contextmanager
 def _copied(path: Path, wal: Path, expected: str) -> Iterator[sqlite3.Connection]:
     """`path` and its `-wal`, copied into a private directory (0700) and opened there; the
-    copy is removed after reading, also on SIGTERM or SIGHUP."""
+    copy is removed after reading, also on SIGTERM or SIGHUP, and the directory holds a lock
+    meanwhile, so that one a SIGKILL left is removed by the next such import (sweep_copies)."""
     with stops_as_errors():
+        sweep_copies(Path(tempfile.gettempdir()))
         try:
-            private = Path(tempfile.mkdtemp(prefix="inspector-import-"))
+            private = Path(tempfile.mkdtemp(prefix=COPY_PREFIX))
         except OSError as exc:
             raise BadInput(_no_copy(path, exc)) from None
+        lock = None
         try:
+            try:
+                lock = lock_copy_dir(private)
+            except OSError as exc:
+                raise BadInput(_no_copy(path, exc)) from None
             copy = private / "source.db"
             before = _signature(path), _signature(wal)
             _copy(path, copy)
@@ -124,6 +131,8 @@ def _copied(path: Path, wal: Path, expected: str) -> Iterator[sqlite3.Connection
                 yield con
         finally:
             shutil.rmtree(private, ignore_errors=True)
+            if lock is not None:
+                os.close(lock)
 
 
 def _copy(source: Path, copy: Path) -> None:

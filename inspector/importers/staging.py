@@ -215,3 +215,46 @@ def _unlocked(path: Path, target: Path, why: str) -> None:
     say(f"{path}: left by an import into {target}, and it may hold every value that import "
         f"read; {why}, so it was not removed: remove it once no import is running in "
         f"{target.parent}")
+
+
+# -- private copies of a source (source.py) -------------------------------------------------------
+
+COPY_PREFIX = "inspector-import-"
+
+
+def lock_copy_dir(path: Path) -> int:
+    """Hold the lock of a private copy's directory (made by mkdtemp: no sweep removes it while
+    it has no lock file, nor once its lock is held); the descriptor to close after removing it."""
+    lock = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                   | _CLOEXEC, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return lock
+
+
+def sweep_copies(parent: Path) -> None:
+    """Remove the private copies of a source database (`inspector-import-*/` in the temporary
+    directory) that an import killed outright left, each holding the values it had read: one
+    of this account's whose lock can be taken; one line each on stderr. One without a lock
+    file (being made now, or an older release's) is left."""
+    try:
+        names = sorted(n for n in os.listdir(parent) if n.startswith(COPY_PREFIX))
+    except OSError:
+        return
+    for name in names:
+        path = parent / name
+        try:
+            st = os.lstat(path)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+                continue
+            lock = os.open(path / LOCK_NAME, os.O_RDWR | os.O_NOFOLLOW | _CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            remove_lock_last(path)
+        except OSError:
+            continue            # a live import holds it, or it cannot be removed now
+        finally:
+            os.close(lock)
+        say(f"removed {path}: a copy of a source database that an import was reading when it "
+            "was stopped")

@@ -139,3 +139,39 @@ def test_a_private_copy_that_cannot_be_made_is_one_line(tmp_path, monkeypatch):
         f"{tmp_path / 'missing'} (No such file or directory): set TMPDIR to a directory you "
         "can write that has room for it")
     assert listing(tmp_path) == ["live", "src"] and listing(source_dir) == ["h.db", "h.db-wal"]
+
+
+def test_a_private_copy_a_killed_import_left_is_removed_by_the_next(tmp_path, monkeypatch, capsys):
+    """A SIGKILL leaves the copy (every value of the source) in the temporary directory. The
+    next import that copies removes one whose lock it can take and says so; it leaves one a
+    running import holds, one with no lock file, and anything not named like a copy."""
+    import fcntl
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    for name in ("inspector-import-dead", "inspector-import-live", "inspector-import-nolock",
+                 "other"):
+        (temp / name).mkdir(mode=0o700)
+        (temp / name / "source.db").write_bytes(b"every value")
+    for name in ("inspector-import-dead", "inspector-import-live"):
+        (temp / name / "import.lock").write_bytes(b"")
+    held = os.open(temp / "inspector-import-live" / "import.lock", os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        live = tmp_path / "live"
+        live.mkdir()
+        con = wal_history(live / "h.db")
+        add(con, 2, M2, "walks the dog")
+        source_dir = tmp_path / "src"
+        source_dir.mkdir()
+        for name in ("h.db", "h.db-wal"):                # a -wal with data: read from a copy
+            shutil.copyfile(live / name, source_dir / name)
+        con.close()
+        import_mem0(source_dir / "h.db", tmp_path / "out")
+    finally:
+        os.close(held)
+    assert texts(tmp_path / "out") == ["likes tea", "walks the dog"]
+    assert listing(temp) == ["inspector-import-live", "inspector-import-nolock", "other"]
+    assert capsys.readouterr().err == (f"removed {temp / 'inspector-import-dead'}: a copy of a "
+                                       "source database that an import was reading when it was "
+                                       "stopped\n")
