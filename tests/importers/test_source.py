@@ -54,18 +54,24 @@ def test_a_checkpointed_wal_file_is_read_with_nothing_created_beside_it(tmp_path
     assert texts(tmp_path / "out") == ["likes tea"]
 
 
-def test_a_wal_a_killed_writer_left_is_read_from_a_private_copy(tmp_path):
-    """M2 is only in the -wal: an immutable open would lose it; a plain one would create
-    h.db-shm beside the file."""
+def killed_writers(tmp_path: Path) -> Path:
+    """src/h.db and the h.db-wal its writer left when killed (-9), M2 only in the -wal."""
     live = tmp_path / "live"
     live.mkdir()
     con = wal_history(live / "h.db")
     add(con, 2, M2, "walks the dog")
     source_dir = tmp_path / "src"
     source_dir.mkdir()
-    for name in ("h.db", "h.db-wal"):                   # what the files are after a kill -9
+    for name in ("h.db", "h.db-wal"):
         shutil.copyfile(live / name, source_dir / name)
     con.close()
+    return source_dir
+
+
+def test_a_wal_a_killed_writer_left_is_read_from_a_private_copy(tmp_path):
+    """M2 is only in the -wal: an immutable open would lose it; a plain one would create
+    h.db-shm beside the file."""
+    source_dir = killed_writers(tmp_path)
     before = {name: (source_dir / name).read_bytes() for name in listing(source_dir)}
     import_mem0(source_dir / "h.db", tmp_path / "out")
     assert texts(tmp_path / "out") == ["likes tea", "walks the dog"]
@@ -158,16 +164,7 @@ def test_a_private_copy_a_killed_import_left_is_removed_by_the_next(tmp_path, mo
     held = os.open(temp / "inspector-import-live" / "import.lock", os.O_RDWR)
     fcntl.flock(held, fcntl.LOCK_EX)
     try:
-        live = tmp_path / "live"
-        live.mkdir()
-        con = wal_history(live / "h.db")
-        add(con, 2, M2, "walks the dog")
-        source_dir = tmp_path / "src"
-        source_dir.mkdir()
-        for name in ("h.db", "h.db-wal"):                # a -wal with data: read from a copy
-            shutil.copyfile(live / name, source_dir / name)
-        con.close()
-        import_mem0(source_dir / "h.db", tmp_path / "out")
+        import_mem0(killed_writers(tmp_path) / "h.db", tmp_path / "out")
     finally:
         os.close(held)
     assert texts(tmp_path / "out") == ["likes tea", "walks the dog"]

@@ -47,15 +47,21 @@ async def open_reject(pilot) -> None:
     await until(pilot, is_screen(pilot.app, "PlanModal"), what="the reject plan")
 
 
+async def beliefs_ready(pilot):
+    """The store loaded and every row of Beliefs fetched: its table."""
+    await ready(pilot)
+    beliefs = table(pilot.app, "#beliefs")
+    await wait_rows(pilot, "#beliefs", beliefs.row_count)
+    return beliefs
+
+
 def test_an_action_key_in_the_burst_that_moved_the_cursor_acts_on_the_row_it_moved_to(tmp_path):
     store = private_copy("branch-contamination", tmp_path / "s")
 
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            beliefs = table(app, "#beliefs")
-            await wait_rows(pilot, "#beliefs", beliefs.row_count)
+            beliefs = await beliefs_ready(pilot)
             first, third = beliefs.row_at(0)["memory_id"], beliefs.row_at(2)["memory_id"]
             assert beliefs.cursor_row == 0
             burst(app, "j", "j", "Q")
@@ -76,9 +82,7 @@ def test_after_a_jump_an_action_acts_on_the_pane_until_the_cursor_moves(tmp_path
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            beliefs = table(app, "#beliefs")
-            await wait_rows(pilot, "#beliefs", beliefs.row_count)
+            beliefs = await beliefs_ready(pilot)
             shown = {beliefs.row_at(i)["memory_id"] for i in range(beliefs.row_count)}
             rowless = next(i for (i,) in app.session.store.con.execute(
                 "SELECT memory_id FROM entries ORDER BY 1").fetchall() if i not in shown)
