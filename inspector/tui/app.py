@@ -38,6 +38,9 @@ LIVE_POLL_S = 0.1          # an os.stat of the log: another process's append is 
 # table behind: from a key that reaches a writing dialog, every key that follows within this
 # many seconds of the one before is dropped, also once the dialog has closed.
 TYPED_DURING_WRITE_S = 0.6
+# ... but never longer than this after the dialog closed: a key held down (an arrow) is a new
+# intent once the operator has seen the result.
+DROP_AFTER_CLOSE_S = 2.0
 CONFIRMATIONS = {"reason": PlanModal, "subject": EraseModal}   # by Action.confirm
 
 
@@ -253,7 +256,8 @@ class InspectorApp(App):
                 self._told_for = self._closed_at
                 self.notify("Keys typed while the last action was written were ignored: "
                             "type them again if you meant them.", severity="warning", timeout=6)
-            self._quiet_until = max(self._quiet_until, event.time + TYPED_DURING_WRITE_S)
+            self._quiet_until = max(self._quiet_until, min(event.time + TYPED_DURING_WRITE_S,
+                                                            self._closed_at + DROP_AFTER_CLOSE_S))
         elif isinstance(top, TypeAhead) and top.stale(event):
             event.prevent_default()
             (top.focused or top)._forward_event(events.Key(event.key, event.character))

@@ -129,18 +129,28 @@ def test_keys_typed_during_a_write_that_reach_the_table_after_it_are_dropped_and
         async with app.run_test(size=WIDE) as pilot:
             await open_reject(pilot)
             await pilot.press(*"spam")
-            typed_meanwhile = [textual_events.Key(c, c) for c in "spam"]   # stamped now
+            typed_meanwhile = [textual_events.Key(c, c) for c in "spam"]
             await pilot.press("enter")
             await until(pilot, lambda: len(events(store)) == 5 and not app.pending_write
                         and name_of(app) == "ReviewScreen", what="the reject")
             for key in typed_meanwhile:
+                key.time = app._closed_at - 0.1          # typed just before the dialog closed
                 app.post_message(key)
             await settle(pilot)
-            return name_of(app), notices(app)
-    name, told = run(main())
+            # then "j" held down: dropped while the burst goes on, but never past 2 s after
+            # the dialog closed (the operator has seen the result): the last two move
+            before = table(app, "#held").cursor_row
+            for delay in (0.4, 0.9, 1.4, 1.9, 2.3, 2.7):
+                held_down = textual_events.Key("j", "j")
+                held_down.time = app._closed_at + delay
+                app.post_message(held_down)
+            await settle(pilot)
+            return name_of(app), notices(app), table(app, "#held").cursor_row - before
+    name, told, moved = run(main())
     assert name == "ReviewScreen" and len(events(store)) == 5
     assert "Keys typed while the last action was written were ignored: type them again if you " \
         "meant them." in told
+    assert moved == 2
 
 
 def test_the_reason_is_what_the_field_held_when_enter_was_pressed(tmp_path):
