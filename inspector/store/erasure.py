@@ -141,9 +141,12 @@ def fold(text: str) -> str:
     return " ".join(normalize(normalize(text).casefold()).split())
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
 def words(text: str) -> list[str]:
     """The words of a folded text: what stays of it whatever separates them."""
-    return re.findall(r"[^\W_]+", fold(text))
+    return _WORD.findall(fold(text))
 
 
 def _within(needle: list[str], hay: list[str]) -> bool:
@@ -157,14 +160,19 @@ def _within(needle: list[str], hay: list[str]) -> bool:
 NAMES = frozenset({"an attribute", "a scope", "a source"})
 
 
-def _spelled(text: str, reason: str, said: list[str], by_words: bool = True) -> bool:
+def _spelled(text: str, reason: str, said: list[str], by_words: bool = True,
+             shortest: int = 1) -> bool:
     """Whether the reason holds `text` (folded), however its separators are spelled: as itself,
     as its words in order ("user 42", "user: 42", "Lisbon-fair"), or with its separators
     dropped as one word of the reason ("user42", "+15550100" for "+1-555-0100"). Words are
-    never glued across the reason's own separators ("ticket SU-12" does not hold "u:1")."""
-    folded, its_words = fold(text), words(text)
-    if folded and folded in reason:
+    never glued across the reason's own separators ("ticket SU-12" does not hold "u:1"). A text
+    shorter than `shortest` (folded) is never looked for."""
+    folded = fold(text)
+    if len(folded) < shortest:
+        return False
+    if folded in reason:
         return True
+    its_words = _WORD.findall(folded)
     if not by_words or not its_words:
         return False
     return (len(its_words) > 1 and _within(its_words, said)) or "".join(its_words) in said
@@ -180,7 +188,7 @@ def _check_reason(store: Store, request: Request, seqs: list[int]) -> None:
         raise Refused("the reason names the subject, and the reason is kept: write a reason "
                       "without it (e.g. the request's ticket id); nothing written")
     for what, text in _texts(store, set(seqs)):
-        if len(fold(text)) >= SHORTEST and _spelled(text, reason, said, by_words=what not in NAMES):
+        if _spelled(text, reason, said, by_words=what not in NAMES, shortest=SHORTEST):
             raise Refused(f"the reason quotes {what} being erased, and the reason is kept: write "
                           "a reason without it (e.g. the request's ticket id); nothing written")
 

@@ -259,9 +259,9 @@ def writable(paths: StorePaths) -> bool:
         return False
 
 
-def rename_if_current(paths: StorePaths, temp: Path, mark: Mark, target: Path | None = None) -> bool:
-    """Rename `temp` over `target` (the view file) under the store's lock, only if the log is
-    still the one `mark` describes; never waits for the lock."""
+def rename_if_current(paths: StorePaths, temp: Path, mark: Mark, target: Path) -> bool:
+    """Rename `temp` over `target` under the store's lock, only if the log is still the one
+    `mark` describes; never waits for the lock."""
     fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
                  FILE_MODE)
     try:
@@ -274,7 +274,7 @@ def rename_if_current(paths: StorePaths, temp: Path, mark: Mark, target: Path | 
         try:
             if proven(paths, mark) is not None or not usable_dir(paths):
                 return False            # the log changed under us (an erasure): never put back
-            os.rename(temp, target or path(paths))
+            os.rename(temp, target)
             fsync_dir(paths.cache)
             return True
         finally:

@@ -13,6 +13,7 @@ from textual._time import get_time
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.errors import NoWidget
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
@@ -157,6 +158,7 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
 
     writing = False
     outdated = False        # the store changed since the plan: it can no longer be confirmed
+    REASON_REQUIRED = "A reason is required: say why, for the audit log."
 
     def __init__(self, plan, hidden: int = 0, *, typed: str = "", **context):
         super().__init__()
@@ -182,8 +184,6 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
             field.focus()
             return None
         return reason
-
-    REASON_REQUIRED = "A reason is required: say why, for the audit log."
 
     def action_confirm(self, submitted: str | None = None) -> None:
         if self.writing or self.outdated:
@@ -248,7 +248,7 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
         for widget in self.query("Input, #plan-buttons"):
             try:
                 geometry = self.find_widget(widget)
-            except Exception:          # NoWidget: laid out nowhere (clipped away)
+            except NoWidget:           # laid out nowhere (clipped away)
                 return False
             if geometry.region.area == 0 or not geometry.clip.contains_region(geometry.region):
                 return False
