@@ -17,13 +17,19 @@ Escape grammar of `render` (hex is lowercase):
 - Dangerous code points become `\\xNN` (below U+0100), `\\uNNNN`, or
   `\\u{NNNNN}` (above U+FFFF): C0 controls except newline and tab, DEL, C1
   (U+0080–U+009F), the soft hyphen, the invisible zero-width and format
-  characters (U+200B–U+200D, U+2060–U+2064, U+FEFF) and the tag characters
-  U+E0000–U+E007F (both hide text from a reader that an agent still reads),
-  the bidi controls
+  characters (U+034F, U+180E, U+200B–U+200D, U+2060–U+2064, U+206A–U+206F,
+  U+FEFF, U+FFF9–U+FFFB, U+1BCA0–U+1BCA3, U+1D173–U+1D17A), the tag characters
+  U+E0000–U+E007F and the variation selectors U+FE00–U+FE0F and
+  U+E0100–U+E01EF (all of these hide text from a reader that an agent still
+  reads: a run of selectors after an emoji carries any bytes, "emoji
+  smuggling"), the emoji skin-tone modifiers U+1F3FB–U+1F3FF (terminals and
+  Rich disagree on a modified emoji's width, so the rest of its row would
+  shift), the bidi controls
   U+202A–U+202E and U+2066–U+2069, the bidi marks U+200E, U+200F, U+061C, the
   separators U+2028 and U+2029 (some widgets break lines on them) and lone
   surrogates U+D800–U+DFFF (a terminal write of one raises, so a value could
-  crash the screen).
+  crash the screen). An emoji drawn with U+FE0F ("⚠️") is shown as `⚠\\ufe0f`:
+  honest and the same width everywhere.
 - With `one_line=True` newline and tab also become `\\n` and `\\t`.
 - A literal backslash is doubled iff the next rendered character is `\\`, `x`
   or `u` (also `n` or `t` with `one_line=True`); otherwise it stays single, so
@@ -64,8 +70,10 @@ ELLIPSIS: Final = "…"
 
 DANGEROUS: Final = (
     r"\x00-\x08\x0b-\x1f\x7f-\x9f\xad"
-    r"\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
-    r"\ud800-\udfff\U000e0000-\U000e007f"
+    r"\u034f\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f"
+    r"\ufe00-\ufe0f\ufeff\ufff9-\ufffb\ud800-\udfff"
+    r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U0001f3fb-\U0001f3ff"
+    r"\U000e0000-\U000e007f\U000e0100-\U000e01ef"
 )
 _SHORT_ESCAPES: Final = {"\n": "\\n", "\t": "\\t", "\\": "\\\\"}
 _SHORT_UNESCAPES: Final = {"n": "\n", "t": "\t", "\\": "\\"}

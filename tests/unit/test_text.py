@@ -39,10 +39,20 @@ DANGEROUS_RANGES = [
     (0x2028, 0x2029),                    # line and paragraph separators
     (0x202A, 0x202E),                    # bidi embeddings and overrides
     (0x2060, 0x2064),                    # word joiner, invisible operators
+    (0x2065, 0x2065),                    # (unassigned, in the format block)
     (0x2066, 0x2069),                    # bidi isolates
+    (0x206A, 0x206F),                    # deprecated format characters (invisible)
+    (0x034F, 0x034F),                    # combining grapheme joiner (invisible)
+    (0x180E, 0x180E),                    # Mongolian vowel separator (invisible)
+    (0xFE00, 0xFE0F),                    # variation selectors 1-16 (emoji smuggling)
     (0xFEFF, 0xFEFF),                    # zero-width no-break space (BOM)
+    (0xFFF9, 0xFFFB),                    # interlinear annotation controls (invisible)
     (0xD800, 0xDFFF),                    # lone surrogates
+    (0x1BCA0, 0x1BCA3),                  # shorthand format controls (invisible)
+    (0x1D173, 0x1D17A),                  # musical format controls (invisible)
+    (0x1F3FB, 0x1F3FF),                  # emoji skin-tone modifiers (width disagreement)
     (0xE0000, 0xE007F),                  # tag characters
+    (0xE0100, 0xE01EF),                  # variation selectors 17-256 (emoji smuggling)
 ]
 SPEC_DANGEROUS = frozenset(c for lo, hi in DANGEROUS_RANGES for c in range(lo, hi + 1))
 
