@@ -42,7 +42,7 @@ from inspector.store.detect import secret  # noqa: E402
 from inspector.store.detect import secrets as secrets_module  # noqa: E402
 from inspector.store.detect import shape  # noqa: E402
 from inspector.store.detect.decoders import (DECODERS, _disguises, _may_decode,  # noqa: E402
-                                             _rotated, _tag_smuggled)
+                                             _rotated, _tag_smuggled, encodings)
 from inspector.store.detect.rules import RULES  # noqa: E402
 from inspector.store.detect.text import Finding, _excerpt, normalize  # noqa: E402
 from inspector.store.detect.vocabulary import F  # noqa: E402
@@ -122,7 +122,9 @@ def reference_rule_match(text: str) -> tuple[Finding, str] | None:
     if found:
         return found, "obfuscation:decoded"
     found = ((_reference_decoded_rule(plain, words) if windows._hints(plain) else None)
-             or _reference_decoded_rule_of(_tag_smuggled(text), "tags"))
+             or _reference_decoded_rule_of(_tag_smuggled(text), "tags")
+             or next((hit for name, decoded in encodings(text, words)
+                      if (hit := _reference_decoded_rule_of(decoded, name))), None))
     return (found, "obfuscation:decoded") if found else None
 
 

@@ -9,19 +9,33 @@ import base64
 import binascii
 import codecs
 import html
+import quopri
 import re
 import urllib.parse
 from collections.abc import Callable
 
 
 _TAG_CHAR = re.compile("[\U000E0020-\U000E007E]")
+_SELECTOR = re.compile("[\uFE00-\uFE0F\U000E0100-\U000E01EF]")
+_HIGH_SELECTOR = re.compile("[\U000E0100-\U000E01EF]")
 
 
 def _tag_smuggled(text: str) -> str:
-    """ASCII hidden in Unicode tag characters (invisible; a flag emoji uses a few)."""
-    if text.isascii() or not _TAG_CHAR.search(text):
+    """Text hidden in invisible code points that an agent's tokenizer still reads: ASCII in
+    Unicode tag characters (a flag emoji uses a few), and bytes in variation selectors, one
+    a byte (U+FE00-U+FE0F for 0-15, U+E0100-U+E01EF for 16-255: "emoji smuggling"). The
+    selectors are decoded only when one of the high ones occurs: no emoji uses them, and a
+    CJK variation sequence (one selector after an ideograph) decodes to no words."""
+    if text.isascii():
         return ""
-    return "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
+    found = []
+    if _TAG_CHAR.search(text):
+        found.append("".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E))
+    if _HIGH_SELECTOR.search(text):
+        raw = bytes(ord(c) - 0xFE00 if c <= "\uFE0F" else ord(c) - 0xE0100 + 16
+                    for c in _SELECTOR.findall(text))
+        found.append(raw.decode("utf-8", "replace"))
+    return " ".join(found)
 
 
 _B64_TOKEN = re.compile(r"(?<![\w+/=])[A-Za-z0-9+/_-]{16,}={0,2}(?![\w+/=])")
@@ -232,3 +246,126 @@ _ROTATION = re.compile(r"\brot[- _]?\d+\b|\bcaesar\b|\bshift(?:ed)? (?:of |by )?
 _CUE_WORDS = {"rot": frozenset("rot rot13 rot_13 caesar shift shifted".split()),
               "reversed": frozenset("backwards backward reversed reverse".split())}
 _CUE_MARKS = [("percent", "%"), ("entities", "&"), ("escapes", "\\")]
+
+
+# ---------------------------------------------------------------- further encodings
+# Standard encodings an attack hides an instruction in (the families public red-team kits
+# try: base32, Ascii85, quoted-printable, uuencode, Braille, the NATO alphabet, "zalgo"
+# diacritics). They are read for the rules only (shape.rule_match): each behind a
+# C-speed test that plain prose fails, so a value without one costs a few substring checks.
+
+_COMBINING = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_MARKED_RUN = re.compile(f"\\w[{_COMBINING}]+\\w[{_COMBINING}]+\\w[{_COMBINING}]+")
+_MARK = re.compile(f"[{_COMBINING}]")
+_BRAILLE_RUN = re.compile("[\u2800-\u28ff]{3}")
+_BRAILLE = dict(zip("⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵", "abcdefghijklmnopqrstuvwxyz"))
+_BRAILLE.update({"\u2800": " ", "⠂": ",", "⠲": ".", "⠖": "!", "⠦": "?", "⠄": "'", "⠤": "-"})
+_NATO = {w: w[0] for w in ("alfa alpha bravo charlie delta echo foxtrot golf hotel india juliett "
+                            "juliet kilo lima mike november oscar papa quebec romeo sierra tango "
+                            "uniform victor whiskey xray x-ray yankee zulu").split()}
+_NATO_RUN = re.compile(r"(?:\b(?:%s)\b[\s,;/|.-]*){6,}" % "|".join(sorted(_NATO, key=len, reverse=True)),
+                       re.I)
+_NATO_WORD = re.compile(r"[a-z]+(?:-ray)?", re.I)
+_B32_RUN = re.compile(r"[A-Z2-7]{16}")
+_B32_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}=*(?![A-Za-z0-9])")
+_QP_ESCAPE = re.compile(r"=[0-9A-F]{2}")
+_UU_BLOCK = re.compile(r"^begin [0-7]{3,4} [^\n]*\n(.*?)^end\b", re.M | re.S)
+_A85_TOKEN = re.compile(r"<~[!-uz\s]{20,}?~>|[!-u]{20,}")
+_B85_TOKEN = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{20,}")
+
+
+def _from_zalgo(text: str) -> str:
+    """Letters buried under stacked diacritics ("zalgo"): the marks dropped, when most letters
+    carry some (text decomposed into letters and accents has far fewer)."""
+    if text.isascii() or not _MARKED_RUN.search(text):
+        return ""
+    marks = len(_MARK.findall(text))
+    letters = sum(ch.isalpha() for ch in text)
+    return _MARK.sub("", text) if marks * 2 >= letters else ""
+
+
+def _from_braille(text: str) -> str:
+    if text.isascii() or not _BRAILLE_RUN.search(text):
+        return ""
+    return "".join(_BRAILLE.get(ch, ch) for ch in text.replace("⠠", ""))
+
+
+def _from_nato(text: str, words: frozenset[str] | set[str]) -> str:
+    """"India Golf November Oscar Romeo Echo" -> "ignore": six code words in a row at least;
+    a long gap or a slash between them is a word gap."""
+    if len(_NATO.keys() & words) < 5:
+        return ""
+    out = []
+    for run in _NATO_RUN.finditer(text):
+        letters = []
+        for piece in re.split(r"\s{2,}|\s*/\s*|\s*\|\s*", run.group(0)):
+            letters.append("".join(_NATO.get(w.lower(), "") for w in _NATO_WORD.findall(piece)))
+        out.append(" ".join(part for part in letters if part))
+    return " ".join(out)
+
+
+def _from_base32(text: str) -> str:
+    if not _B32_RUN.search(text):
+        return ""
+    pieces = []
+    for token in _B32_TOKEN.findall(text):
+        body = token.rstrip("=")
+        try:
+            pieces.append(_printable(base64.b32decode(body + "=" * (-len(body) % 8))))
+        except (binascii.Error, ValueError):
+            continue
+    return " ".join(p for p in pieces if p)
+
+
+def _from_quoted_printable(text: str) -> str:
+    if text.count("=") < 3 or len(_QP_ESCAPE.findall(text)) < 3:
+        return ""
+    try:
+        return quopri.decodestring(text.encode("utf-8", "surrogatepass")).decode("utf-8", "replace")
+    except (ValueError, binascii.Error):
+        return ""
+
+
+def _from_uu(text: str) -> str:
+    if "begin " not in text:
+        return ""
+    pieces = []
+    for block in _UU_BLOCK.findall(text):
+        raw = bytearray()
+        for line in block.splitlines():
+            if line and line != "`":
+                try:
+                    raw += binascii.a2b_uu(line)
+                except (binascii.Error, ValueError):
+                    break
+        pieces.append(_printable(bytes(raw)))
+    return " ".join(p for p in pieces if p)
+
+
+def _from_ascii85(text: str) -> str:
+    """Ascii85 and base85 runs, where the text names the encoding or wears its <~ ~> marks
+    (a run of punctuation and letters is too common to be tried everywhere)."""
+    if "85" not in text and "<~" not in text:
+        return ""
+    pieces = []
+    for pattern, decode in ((_A85_TOKEN, lambda t: base64.a85decode(t, adobe=t.startswith("<~"))),
+                            (_B85_TOKEN, base64.b85decode)):
+        for token in pattern.findall(text):
+            try:
+                pieces.append(_printable(decode(token)))
+            except (binascii.Error, ValueError):
+                continue
+    return " ".join(dict.fromkeys(p for p in pieces if p))
+
+
+def encodings(text: str, words: frozenset[str] | set[str]) -> list[tuple[str, str]]:
+    """(name, decoded text) for each further encoding this text may wear (`words`: its
+    lower-case words)."""
+    found = []
+    for name, decoded in (("zalgo", _from_zalgo(text)), ("braille", _from_braille(text)),
+                          ("nato", _from_nato(text, words)), ("base32", _from_base32(text)),
+                          ("quoted-printable", _from_quoted_printable(text)),
+                          ("uuencode", _from_uu(text)), ("ascii85", _from_ascii85(text))):
+        if decoded and decoded != text:
+            found.append((name, decoded))
+    return found

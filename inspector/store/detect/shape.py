@@ -16,7 +16,7 @@ from typing import Iterable, Iterator
 from . import windows
 from .respelling import override_respelling
 from . import gate_model
-from .decoders import DECODERS, _disguises, _may_decode, _rotated, _tag_smuggled
+from .decoders import DECODERS, _disguises, _may_decode, _rotated, _tag_smuggled, encodings
 from .checks import PER_TEXT
 from .rules import RULES, Rule
 from .text import _WORD, Finding, _excerpt, _foldable, _trie, normalize, remember_last
@@ -242,6 +242,8 @@ def _may_trust(text: str, model: gate_model.GateModel) -> bool:
     found = _word_set(plain)
     if _hinted(plain) and _may_decode(plain, found) and _decodes(plain, found):
         return True             # an encoding, or look-alike letters (as rule_match decodes)
+    if encodings(text, found):
+        return True             # a further encoding (Braille, base32, …) that reads as text
     if cues.respell and any(map(override_respelling, found)):
         return True
     lower = plain.lower()
@@ -328,7 +330,9 @@ def rule_match(text: str) -> tuple[Finding, str] | None:
     # text possible (decoders._may_decode, the cheaper test) and windows._hints (stricter
     # C-speed tests than those cues, which most multi-sentence values meet).
     found = ((_decoded_rule(plain, words) if _may_decode(plain, words) else None)
-             or _decoded_rule_of(_tag_smuggled(text), "tags"))
+             or _decoded_rule_of(_tag_smuggled(text), "tags")
+             or next((hit for name, decoded in encodings(text, words)
+                      if (hit := _decoded_rule_of(decoded, name))), None))
     return (found, "obfuscation:decoded") if found else None
 
 
