@@ -166,7 +166,8 @@ def test_a_mark_whose_row_leaves_the_table_is_dropped_and_said(tmp_path):
             await wait_rows(pilot, "#held", 2)
             await until(pilot, lambda: not table(app).marked
                         and app.screen.query_one(KeyBar).marks == 0, what="the mark to go")
-            assert "1 marked row has left the table: unmarked." in notices(app)
+            assert ("1 marked row has left the table (changed by another process, or no longer "
+                    "shown): T5. Unmarked.") in notices(app)
             await pilot.press("x")
             await until(pilot, is_screen(app, "PlanModal"))
             assert app.screen.plan.affected == ["T9"]  # the cursor's row, not the stale mark
@@ -620,6 +621,13 @@ def test_the_erase_dialog_says_would_and_a_refused_reason_keeps_it_open(tmp_path
             await until(pilot, lambda: (store / "certificates").exists() and not app.pending_write)
             await until(pilot, is_screen(app, "ErasureScreen"))
             await until(pilot, lambda: "Erased. Certificate" in screen_text(app))
+            cid = next((store / "certificates").iterdir()).stem
+            # The next subject typed: the data owner can still read the certificate's id.
+            await pilot.press("slash", *"user:7")
+            pane = app.screen.query_one("#certificate")
+            await until(pilot, lambda: "Type a data subject" in str(pane.render()), what="the start text")
+            assert str(pane.render()).endswith(
+                f"\n\nLast erasure: certificate {cid}, written to certificates/{cid}.json.")
     run(main())
     assert [e["op"] for e in events(store)][-6:] == ["erase"] * 6
 

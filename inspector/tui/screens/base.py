@@ -25,6 +25,7 @@ from ..widgets.virtual_table import VirtualTable
 LINEAGE_GRACE_S = 0.03   # paint once if the lineage is ready this soon, else in two steps
 NARROW = 120             # below this many columns the detail pane goes under the table
 PANE_SIZES = ("", "-wide", "-hidden")
+MARKS_NAMED = 5          # a notice about marked rows that left names this many of them
 
 
 class InspectorScreen(Screen):
@@ -141,8 +142,13 @@ class InspectorScreen(Screen):
     def _marks_changed(self, event: VirtualTable.MarksChanged) -> None:
         self.query_one(KeyBar).marks = event.count
         if event.dropped:
-            self.notify(f"{event.dropped} marked {'row has' if event.dropped == 1 else 'rows have'} "
-                        "left the table: unmarked.", timeout=6)
+            # Which rows: the operator marked them to act on them, and must know which were not.
+            gone = [render(str(key), one_line=True) for key in event.dropped[:MARKS_NAMED]]
+            more = len(event.dropped) - len(gone)
+            named = ", ".join(gone) + (f" and {more} more" if more else "")
+            self.notify(f"{len(event.dropped)} marked {'row has' if len(event.dropped) == 1 else 'rows have'} "
+                        f"left the table (changed by another process, or no longer shown): {named}. "
+                        "Unmarked.", markup=False, timeout=10)
 
     def clear_marks(self) -> int:
         table = self.main_table()

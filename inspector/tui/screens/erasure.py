@@ -46,6 +46,7 @@ class ErasureScreen(InspectorScreen):
 
     _plan = None
     _asked: str | None = None            # the subject whose preview was asked for last
+    _certificate: dict | None = None     # the last erasure's, named until the screen closes
     _subjects: list[dict] = []
 
     def body(self) -> ComposeResult:
@@ -127,8 +128,18 @@ class ErasureScreen(InspectorScreen):
         self._plan = None
         self.query_one("#preview", VirtualTable).display = False
         self.query_one("#subjects", VirtualTable).display = True
-        self._show_text(Text(START, style="dim"))
+        self._show_text(self._start())
         self.refresh_bindings()
+
+    def _start(self) -> Text:
+        """What the pane says before a preview: how to start, and the last certificate (the
+        data owner still needs its id once they type the next subject)."""
+        text = Text(START, style="dim")
+        if self._certificate is not None:
+            cid = self._certificate["id"]
+            text.append(f"\n\nLast erasure: certificate {cid}, written to certificates/{cid}.json.",
+                        style="bold")
+        return text
 
     # -- the preview ------------------------------------------------------------------------
 
@@ -188,6 +199,7 @@ class ErasureScreen(InspectorScreen):
             self.app.start_action("erase", [], set, subject=self._plan.request.subject)
 
     def _show_certificate(self, certificate: dict) -> None:
+        self._certificate = certificate
         text = Text(f"Erased. Certificate {certificate['id']}\n", style="bold green")
         text.append(f"written to certificates/{certificate['id']}.json\n\n", style="dim")
         text.append_text(safe(json.dumps(certificate, indent=2)))

@@ -144,9 +144,9 @@ class VirtualTable(ScrollView, can_focus=True):
     class MarksChanged(Message):
         """The marks changed (toggled, cleared, or dropped because their rows left)."""
 
-        def __init__(self, table: VirtualTable, count: int, dropped: int = 0) -> None:
+        def __init__(self, table: VirtualTable, count: int, dropped: tuple[str, ...] = ()) -> None:
             super().__init__()
-            self.table, self.count, self.dropped = table, count, dropped
+            self.table, self.count, self.dropped = table, count, dropped   # dropped: their keys
 
         @property
         def control(self) -> VirtualTable:
@@ -613,7 +613,7 @@ class VirtualTable(ScrollView, can_focus=True):
         for key in gone:
             del self._marked[key]
         if gone:
-            self.post_message(self.MarksChanged(self, len(self._marked), dropped=len(gone)))
+            self.post_message(self.MarksChanged(self, len(self._marked), dropped=tuple(gone)))
 
     # -- helpers -----------------------------------------------------------
 
