@@ -8,6 +8,12 @@ that cite observations, claims and inferences, a share of holds, quarantines
 and retractions, some validity windows and +02:00 offsets, and one root
 observation with exactly 10,000 descendants (ROOT-10K) for lineage timing.
 The log is chained exactly as a real store (DESIGN §2.1).
+
+    python bench/synth.py --events 1000000 --out /tmp/store-long --long
+
+`--long` gives the shape an outside generator gave us once: values that are prose
+(lognormal length, median about 400 characters, a tail past 8 KB) or objects nested
+three deep, and states that leave out the fields whose default is null (DESIGN §2.2).
 """
 
 from __future__ import annotations
@@ -29,7 +35,29 @@ T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
 PLUS2 = timezone(timedelta(hours=2))
 
 
+WORDS = ("the customer asked that we always ship to the office address and never call before "
+         "nine because the account owner travels often and prefers email for any change to the "
+         "order or the refund window which was agreed with support last quarter").split()
+NULLABLE = ("valid_from", "valid_to", "subject", "context", "held_reason", "retention",
+            "expires_at", "sensitivity", "confidence")
+
+
+def long_value(rng: random.Random, k: int, tag: str):
+    if rng.random() < 0.15:
+        return {"k": k, "note": tag, "detail": {"items": [{"sku": f"S{rng.randint(1, 9999)}",
+                                                          "qty": rng.randint(1, 9)}
+                                                         for _ in range(rng.randint(1, 6))]}}
+    n = min(12_000, int(rng.lognormvariate(5.99, 0.9)))
+    words, size = [tag], len(tag)
+    while size < n:
+        words.append(rng.choice(WORDS))
+        size += len(words[-1]) + 1
+    return " ".join(words)
+
+
 class Writer:
+    long = False
+
     def __init__(self, path: Path, rng: random.Random):
         self.out = open(path, "wb", buffering=1 << 22)
         self.seq, self.prev, self.rng = 0, GENESIS, rng
@@ -43,6 +71,8 @@ class Writer:
 
     def emit(self, op: str, after: dict, actor: str, reason=None, batch=None) -> None:
         self.seq += 1
+        if self.long:
+            after = {f: v for f, v in after.items() if not (f in NULLABLE and v is None)}
         before = self.states.get(after["id"])
         body = {"before": before, "after": after, "reason": reason,
                 "salt": "%032x" % self.rng.getrandbits(128)}
@@ -109,7 +139,8 @@ def write_key(w: Writer, rng: random.Random, k: int, budget: int) -> int:
         if kind == "summary" and not cites:
             kind = "observation"
         at = w.stamp()
-        state = entry(eid, entity, attribute, f"value-{k}-{e}-0", kind, src, scope_for(rng, tenant, user),
+        value = long_value(rng, k, f"value-{k}-{e}-0") if w.long else f"value-{k}-{e}-0"
+        state = entry(eid, entity, attribute, value, kind, src, scope_for(rng, tenant, user),
                       at, rng.randint(0, 3), justification=cites,
                       subject=f"user:u{user}" if entity.startswith("user:") else None)
         if rng.random() < 0.1:
@@ -137,17 +168,19 @@ def write_key(w: Writer, rng: random.Random, k: int, budget: int) -> int:
             state["status"] = "retracted"
             w.emit("retract", state, "operator:bob", reason="wrong", batch=f"b{w.seq}")
         else:
-            state["value"] = f"value-{k}-{eid}-{used}"
+            tag = f"value-{k}-{eid}-{used}"
+            state["value"] = long_value(rng, k, tag) if w.long else tag
             state["observed_at"] = w.stamp()
             w.emit("update", state, "agent:427")
         used += 1
     return used
 
 
-def generate(events: int, out: Path, seed: int = 7) -> None:
+def generate(events: int, out: Path, seed: int = 7, long: bool = False) -> None:
     out.mkdir(mode=0o700, parents=True, exist_ok=True)
     rng = random.Random(seed)
     w = Writer(out / "events.jsonl", rng)
+    w.long = long
     total = write_root_fan(w) if events >= 20_000 else 0
     k = 0
     while total < events:
@@ -165,5 +198,6 @@ if __name__ == "__main__":
     ap.add_argument("--events", type=int, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--long", action="store_true", help="long values, nested objects, null fields left out")
     args = ap.parse_args()
-    generate(args.events, args.out, args.seed)
+    generate(args.events, args.out, args.seed, args.long)
