@@ -38,10 +38,15 @@ def is_rfc3339(text: object) -> bool:
 
 
 def parse_time(text: str) -> datetime:
-    """An RFC 3339 string as an aware UTC datetime; ValueError if it is not one."""
+    """An RFC 3339 string as an aware UTC datetime; ValueError if it is not one, or names no
+    real moment whose UTC lies in the years 0001-9999 (Feb 30th; 9999-12-31T23:59:59-01:00)."""
     if not is_rfc3339(text):
         raise ValueError(f"{text!r} is not an RFC 3339 time (e.g. 2025-03-01T04:06:55Z)")
-    return datetime.fromisoformat(text.upper().replace("Z", "+00:00")).astimezone(timezone.utc)
+    try:
+        return datetime.fromisoformat(text.upper().replace("Z", "+00:00")).astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        raise ValueError(f"{text!r} is no real time whose UTC lies in the years 0001-9999 "
+                         "(e.g. 2025-03-01T04:06:55Z)") from None
 
 
 def format_time(moment: datetime | None) -> str | None:

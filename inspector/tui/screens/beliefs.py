@@ -13,7 +13,7 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Static
 
 from ...present.glyphs import MARK_BADGES, badges
-from ...present.text import safe
+from ...present.text import render, safe
 from ...store.model import format_time, parse_time
 from ..spec import ScreenSpec
 from ..widgets.detail import DetailPane
@@ -129,7 +129,8 @@ class BeliefsScreen(InspectorScreen):
             try:
                 values[name] = parse_time(text) if text else None
             except ValueError as exc:
-                self.notify(f"{name}: {exc}", severity="error")
+                # The message quotes what was typed: never markup ("[/oops]" crashed the app).
+                self.notify(render(f"{name}: {exc}", one_line=True), severity="error", markup=False)
                 return
         context = self.query_one("#context", Input).value.strip() or None
         self.app.session.set_view(context, values["as-of"], values["valid-at"])

@@ -1,0 +1,36 @@
+"""What an operator types into a screen's own fields (as-of, valid-at, the Diff window) is
+never markup and never ends the app: a time outside the years 0001-9999 in UTC, or text that
+looks like Rich markup, is refused with a notice that shows it literally."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_console import WIDE, notices
+from tuikit import make_app, private_copy, ready, run, until
+
+
+@pytest.mark.parametrize("screen, key, typed, said", [
+    ("1", "t", "[/oops]", "as-of: '[/oops]' is not an RFC 3339 time"),
+    ("1", "t", "[bold red]x[/bold red]", "as-of: '[bold red]x[/bold red]' is not an RFC 3339 time"),
+    ("1", "t", "0001-01-01T00:00:00+23:59",
+     "as-of: '0001-01-01T00:00:00+23:59' is no real time whose UTC lies in the years 0001-9999"),
+    ("8", "t", "9999-12-31T23:59:59-23:59",
+     "'9999-12-31T23:59:59-23:59' is no real time whose UTC lies in the years 0001-9999"),
+    ("8", "f", "2025-02-30T00:00:00Z",
+     "'2025-02-30T00:00:00Z' is no real time whose UTC lies in the years 0001-9999"),
+], ids=["closing-tag", "styling", "as-of-year-0", "diff-to-year-10000", "diff-from-feb-30"])
+def test_a_typed_time_that_is_no_time_is_refused_literally(tmp_path, screen, key, typed, said):
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press(screen, key, *typed, "enter")
+            await until(pilot, lambda: any(said in n for n in notices(app)), what="the refusal")
+            if screen == "1":       # the toast drawn, literally (markup would raise or style it)
+                await until(pilot, lambda: any(said in str(toast.render()).replace("\n", " ")
+                                               for toast in app.screen.query("Toast")), what="the toast")
+            assert app.is_running
+    run(main())
