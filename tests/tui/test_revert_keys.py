@@ -124,6 +124,42 @@ def test_b_on_the_audit_screen_reverts_the_batch_of_the_event_under_the_cursor(t
     assert statuses(store, ["H1"]) == {"H1": "held"}
 
 
+def test_b_reverts_the_marked_events_batch_not_the_cursors(tmp_path):
+    """The key bar says "1 marked": b acts on the marked event's batch, as every action acts
+    on the marked rows; events of two batches marked are refused, naming their seqs."""
+    store = private_copy(INCIDENT, tmp_path / "store")
+    log = events(store)
+    n = len(log)
+    approval = next(e for e in log if e["op"] == "approve" and e["actor"] == "operator:alice")
+    other = next(e for e in log if e["batch"] not in (None, approval["batch"]) and e["op"] != "erase")
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("6")
+            table = app.screen.query_one("#log", VirtualTable)
+            await settle(pilot, lambda a: table.row_count == n)
+            for seq in (approval["seq"], other["seq"]):
+                _audit_row(app, seq)
+                await settle(pilot, lambda a: (table.row_at(table.cursor_row) or {}).get("seq") == seq)
+                await pilot.press("space")
+            await pilot.press("b")          # two batches marked: refused
+            await until(pilot, lambda: any("not all of one batch" in str(m.message)
+                                           for m in app._notifications), what="the refusal")
+            assert screen_name(app) == "AuditScreen"
+            assert any(f"(seq {min(approval['seq'], other['seq'])}, {max(approval['seq'], other['seq'])})"
+                       in str(m.message) for m in app._notifications)
+            await pilot.press("space")      # the cursor's (other's) event unmarked; approval's stays
+            await settle(pilot, lambda a: len(table.marked_rows()) == 1)
+            await pilot.press("b")
+            await until(pilot, lambda: screen_name(app) == "PlanModal", what="the revert's plan")
+            await confirm(pilot, store, n, 1, "H1 needs a second look")
+    run(main())
+    assert_revert(events(store)[n:], ["H1"], approval["batch"], "H1 needs a second look",
+                  "operator:dana", "active", "held")
+
+
 def test_b_on_an_erasure_is_refused_and_writes_nothing(tmp_path):
     store = private_copy(INCIDENT, tmp_path / "store")
     log = events(store)

@@ -75,10 +75,22 @@ class AuditScreen(InspectorScreen):
         return super().check_action(action, parameters)
 
     def action_revert_batch(self) -> None:
-        """b: the plan of reverting the batch of the event under the cursor (any batch the log
-        shows; the plan refuses what cannot be reverted and says why)."""
+        """b: the plan of reverting the batch of the marked event, else of the event under the
+        cursor (any batch the log shows; the plan refuses what cannot be reverted and says
+        why). Events of more than one batch marked: refused, naming them (one batch a plan)."""
         table = self.query_one(VirtualTable)
-        row = table.row_at(table.cursor_row)
+        marked = sorted(table.marked_rows(), key=lambda r: r["seq"])
+        if marked:
+            batches = list(dict.fromkeys(r.get("batch") for r in marked))
+            if len(batches) > 1 or batches[0] is None:
+                seqs = ", ".join(str(r["seq"]) for r in marked[:8]) + (" …" if len(marked) > 8 else "")
+                self.notify(f"The marked events (seq {seqs}) are not all of one batch: b reverts "
+                            "one batch. Unmark all but one batch's events (space), then b.",
+                            severity="warning", timeout=8, markup=False)
+                return
+            row = marked[0]
+        else:
+            row = table.row_at(table.cursor_row)
         if row is None:
             self.notify("No event selected: move the cursor to an event of the batch.", timeout=4)
         elif not row.get("batch"):
