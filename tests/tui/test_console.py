@@ -976,3 +976,6 @@ def test_column_widths_keep_ids_drop_what_matters_least_and_share_the_rest():
     assert column_widths(columns, 70, widest) == (36, 5, 11, 10, 2)     # SCOPE first, one cell
     assert column_widths(columns, 60, widest) == (36, 5, 0, 15, 0)      # AU, then SCOPE go
     assert column_widths(columns[1:2], 40, {}) == (5,)                  # only fixed: no loop
+    # A hostile 300-character id: 40 cells (a third of a wide table), the other columns stay.
+    assert column_widths(columns, 100, {"id": 300, "scope": 25}) == (40, 5, 25, 22, 2)
+    assert column_widths(columns, 180, {"id": 300, "scope": 25}) == (60, 5, 25, 82, 2)

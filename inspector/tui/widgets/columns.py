@@ -14,6 +14,8 @@ from rich.text import Text
 GUTTER = 2  # a mark glyph and a space
 MIN_SHARED_WIDTH = 8
 GROW_RESERVE = 8  # cells a growing column (VALUE) keeps beyond its minimum before others are whole
+KEEP_SHARE = 3  # a kept column (an id) takes at most 1/KEEP_SHARE of the width, or KEEP_CELLS
+KEEP_CELLS = 40  # (a UUID, 36, is always whole)
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,12 @@ def column_widths(columns: list[Column], width: int,
     widths = widths or {}
     shown = list(range(len(columns)))
     need = {i: _need(columns[i], widths) for i in shown}
+    # A kept column (an id) is shown whole up to 40 cells or a third of the table: one hostile
+    # 300-character id must not take every other column away from every row (it ends in an
+    # ellipsis; the detail pane and every dialog show it whole).
+    for i in shown:
+        if columns[i].keep:
+            need[i] = min(need[i], max(len(columns[i].label), KEEP_CELLS, width // KEEP_SHARE))
 
     def total() -> int:
         return GUTTER + sum(need[i] for i in shown) + len(shown) - 1
