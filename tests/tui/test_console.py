@@ -928,6 +928,12 @@ def test_a_live_line_that_cannot_be_loaded_is_shown_in_the_header(tmp_path):
             header = screen_text(app).splitlines()[0]
             assert "⚠ new lines not loaded: events.jsonl line 8" in header
             assert app.is_running and name_of(app) == "BeliefsScreen"
+            # Narrower, the reason goes but never the alarm (it went below 160 columns).
+            for width in (120, 80):
+                await pilot.resize_terminal(width, 40)
+                await pilot.pause(0.2)
+                header = screen_text(app).splitlines()[0]
+                assert "⚠ new lines not loaded" in header and "chain ✓" in header, (width, header)
     run(main())
 
 

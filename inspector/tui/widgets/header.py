@@ -79,9 +79,12 @@ class StoreHeader(Static):
             live.append("●", style="bold green" if s.live_recent else "dim")
             out.append((4, live))
         if s.live_error:
-            error = Text("  ⚠ new lines not loaded: ", style="bold red")
-            error.append_text(safe(s.live_error, one_line=True, max_chars=80))
-            out.append((1, error))
+            # The alarm never goes (the view has stopped following the log); why, only where
+            # there is room for it.
+            out.append((0, Text("  ⚠ new lines not loaded", style="bold red")))
+            why = Text(": ", style="bold red")
+            why.append_text(safe(s.live_error, one_line=True, max_chars=80))
+            out.append((1, why))
         if s.context is not None:
             context = Text("  context ", style="bold yellow")
             context.append_text(safe(s.context or '""', one_line=True, max_chars=40, style="bold yellow"))
