@@ -261,6 +261,29 @@ def test_keep_cursor_follows_the_row_that_moved() -> None:
     drive(TableApp(SyntheticRows()), steps)
 
 
+def test_when_the_cursors_row_left_it_goes_to_the_row_that_followed_it() -> None:
+    """An action took the cursor's row (and the marked one after it) while another process
+    added rows above: the cursor goes to the first row that followed it that is still there,
+    never to the same index (a row the operator already passed)."""
+    from inspector.tui.sources import ListSource
+    rows = [{"id": f"N{i:02d}", "n": i} for i in range(1, 21)]
+
+    async def steps(pilot: Pilot, table: VirtualTable) -> list[str]:
+        table.load(ListSource(rows))
+        await until(pilot, lambda: table.row_count == 20 and table.row_at(0)["id"] == "N01")
+        table.move_cursor(7)                                              # N08
+        added = [{"id": f"A{i}", "n": 0} for i in range(1, 4)]
+        left = [r for r in rows if r["id"] not in ("N08", "N09")]
+        table.load(ListSource(added + left))
+        await until(pilot, lambda: table.row_count == 21)
+        after = table.row_at(table.cursor_row)["id"]
+        table.load(ListSource(added + [r for r in left if r["id"] < "N10"]))   # nothing after it
+        await until(pilot, lambda: table.row_count == 10)
+        return [after, table.row_at(table.cursor_row)["id"]]
+
+    assert drive(TableApp(SyntheticRows()), steps) == ["N10", "N07"]
+
+
 def test_without_keep_cursor_or_the_row_the_cursor_goes_by_index() -> None:
     async def steps(pilot: Pilot, table: VirtualTable) -> list[int]:
         table.move_cursor(150)

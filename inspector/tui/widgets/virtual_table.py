@@ -42,6 +42,7 @@ from .rows import Row, RowSource, _as_text, _PageCache, _PageRequests, _safe_one
 
 MARK_GLYPH = "●"
 PLACEHOLDER = "…"
+ANCHOR_AFTER = 8   # rows after the cursor a reload may put it on, when its own row left
 
 
 class _RowMessage(Message):
@@ -441,8 +442,7 @@ class VirtualTable(ScrollView, can_focus=True):
         if message.generation != self._generation:
             return
         keep = message.keep_cursor
-        anchor = self.row_at(self._cursor) if keep else None
-        anchor_key = self._key_of(anchor, self._cursor) if anchor is not None and self.key else None
+        anchors = self._anchor_keys() if keep and self.key else []
         old_cursor, old_top = self._cursor, self.scroll_offset.y
         self._requests = _PageRequests(message.source, message.count, self.page_size)
         self._pages.clear()
@@ -456,7 +456,11 @@ class VirtualTable(ScrollView, can_focus=True):
         if message.present is not None:
             self._drop_marks_not_in(message.present)
         self.virtual_size = Size(self._min_width(), message.count + 1)
-        found = self._pages.find(self.key, anchor_key) if anchor_key is not None else None
+        # The cursor's row where it is now; when it left (acted on), the row that followed it
+        # (rows added above meanwhile must not make it land on one already passed), else the
+        # one before it; else the same position.
+        found = next((at for key in anchors if (at := self._pages.find(self.key, key)) is not None),
+                     None)
         cursor = found if found is not None else (old_cursor if keep else 0)
         self._cursor = max(0, min(cursor, message.count - 1))
         # A row that moved stays on the same screen line.
@@ -466,6 +470,16 @@ class VirtualTable(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.Loaded(self, message.count))
         self._post_highlighted()
+
+    def _anchor_keys(self) -> list:
+        """The keys a reload looks for to put the cursor back: its row's, then those of the
+        rows after it (ANCHOR_AFTER, as loaded), then the one before it."""
+        keys = []
+        for index in [*range(self._cursor, self._cursor + 1 + ANCHOR_AFTER), self._cursor - 1]:
+            row = self.row_at(index) if index >= 0 else None
+            if row is not None:
+                keys.append(self._key_of(row, index))
+        return keys
 
     @on(_PageFetched)
     def _add_page(self, message: _PageFetched) -> None:
