@@ -239,3 +239,54 @@ def test_a_plan_the_store_changed_under_cannot_be_confirmed_again(tmp_path):
             return name_of(app)
     assert run(main()) == "PlanModal"
     assert [e["op"] for e in events(root)] == ["write", "update"]
+
+
+@pytest.mark.parametrize("between", ["tab", "enter"])
+@pytest.mark.parametrize("when", ["open", "planning"])
+def test_the_erase_dialogs_two_fields_typed_in_one_burst_each_get_theirs(tmp_path, between, when):
+    """The subject, tab (or enter), the reason, in one burst: the subject in the confirmation,
+    the reason in the reason field; whether typed once the dialog is open or while it was
+    still planning (the keys then wait in the pending dialog's one field)."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("7", *"user:42", "enter")
+            await wait_rows(pilot, "#preview", 6)
+            if when == "open":
+                await pilot.press("e")
+                await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
+                burst(app, *"user:42", between, *"DSR-1")
+            else:
+                burst(app, "e", *"user:42", between, *"DSR-1")
+                await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
+            modal = app.screen
+            await until(pilot, lambda: modal.query_one("#reason").value == "DSR-1"
+                        and app.focused is modal.query_one("#reason"), what="the reason in its field")
+            assert modal.query_one("#confirm-text").value == "user:42"
+    run(main())
+    assert [e["op"] for e in events(store)].count("erase") == 0     # nothing confirmed
+
+
+def test_a_screens_own_field_takes_editing_keys_in_order(tmp_path):
+    """The Erasure subject typed with a typo corrected in the same burst previews the
+    corrected subject; the Beliefs filter keeps the corrected text."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("7")
+            await until(pilot, lambda: app.focused is not None and app.focused.id == "subject")
+            burst(app, *"user:43", "backspace", "2", "enter")
+            await wait_rows(pilot, "#preview", 6)
+            assert {r["memory_id"] for r in (table(app, "#preview").row_at(i) for i in range(6))} \
+                == {"H1", "H2", "H3", "H4", "H5", "H6"}
+            await pilot.press("1", "slash")
+            await until(pilot, lambda: app.focused is not None and app.focused.id == "filter")
+            burst(app, *"svx", "backspace", "c")
+            await until(pilot, lambda: app.focused.value == "svc", what="the corrected filter")
+    run(main())

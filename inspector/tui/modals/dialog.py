@@ -18,27 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ...present.text import safe
-
-
-class TypedInput(Input):
-    """A dialog's field, which takes its editing keys in the order they were typed. Textual
-    runs a widget's bindings (enter, backspace, the arrows) only after the key has gone round
-    the app, while a printable key is inserted at once: in a burst, "spam", enter, "x"
-    submitted "spamx", and "INC-71", backspace, "2" kept "INC-71". Here those keys run their
-    action when they reach the field, like the letters around them."""
-
-    ORDERED = frozenset({"enter", "backspace", "delete", "left", "right", "home", "end",
-                         "ctrl+a", "ctrl+e", "ctrl+k", "ctrl+u", "ctrl+w", "ctrl+d", "ctrl+left",
-                         "ctrl+right", "alt+backspace", "ctrl+backspace"})
-
-    async def _on_key(self, event: events.Key) -> None:
-        if event.key in self.ORDERED and not self.disabled:
-            for binding in self._bindings.key_to_bindings.get(event.key, ()):
-                event.stop()
-                event.prevent_default()
-                await self.run_action(binding.action)
-                return
-        await super()._on_key(event)
+from ..widgets.typed_input import TypedInput  # noqa: F401 (re-exported: the dialogs' field)
 
 
 class TypeAhead:
@@ -118,7 +98,11 @@ class Pending(TypeAhead, ModalScreen[None]):
                              select_on_focus=False)
 
     def on_mount(self) -> None:
-        self.query_one("#reason", Input).focus()
+        field = self.query_one("#reason", TypedInput)
+        # The erasure dialog asks for the subject, then the reason: enter after the first is
+        # its next field, as in that dialog (kept for it, in order).
+        field.enter_separates = self.action == "erase"
+        field.focus()
 
     def typed(self) -> str:
         fields = self.query("#reason")

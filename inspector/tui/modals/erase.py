@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
 from ...present.text import safe
+from ..widgets.typed_input import SEPARATOR
 from .dialog import ActionDialog, TypedInput
 
 
@@ -47,16 +48,19 @@ class EraseModal(ActionDialog):
             yield Static(title)
             yield Static(body)
             yield from self.status_line()
-            yield TypedInput(value=self.typed, placeholder=f"type {what} to confirm",
+            # Typed ahead: the confirmation, then (after a tab or enter) the reason.
+            confirm, _, reason = self.typed.partition(SEPARATOR)
+            yield TypedInput(value=confirm, placeholder=f"type {what} to confirm",
                              id="confirm-text", select_on_focus=False)
-            yield TypedInput(placeholder="reason (a ticket id; never the subject)", id="reason",
+            yield TypedInput(value=reason.replace(SEPARATOR, ""),
+                             placeholder="reason (a ticket id; never the subject)", id="reason",
                              select_on_focus=False)
             with Horizontal(id="plan-buttons"):
                 yield Button("erase (ctrl+y)", variant="error", id="confirm")
                 yield Button("cancel (esc)", id="cancel")
 
     def on_mount(self) -> None:
-        self.query_one("#confirm-text", Input).focus()
+        self.query_one("#reason" if SEPARATOR in self.typed else "#confirm-text", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "confirm-text":

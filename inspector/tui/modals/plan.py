@@ -16,6 +16,7 @@ from ...present.text import safe, safe_value as value_text
 from ...store import gate
 from ...store.actions import Plan
 from ..entry_detail import held_why
+from ..widgets.typed_input import SEPARATOR
 from .dialog import ActionDialog, TypedInput
 
 LOUD = (gate.RULE, gate.SECRET)      # held reasons whose approval the dialog warns about
@@ -114,7 +115,8 @@ class PlanModal(ActionDialog):
                 if plan.belief_changes:
                     yield Static(diff_table(plan, self.context.get("secret", set())))
             yield from self.status_line()
-            yield TypedInput(value=self.typed, placeholder="reason (required, goes into the audit log)",
+            yield TypedInput(value=self.typed.replace(SEPARATOR, ""),
+                             placeholder="reason (required, goes into the audit log)",
                              id="reason", select_on_focus=False)
             with Horizontal(id="plan-buttons"):
                 yield Button(f"{plan.request.action} (ctrl+y)",

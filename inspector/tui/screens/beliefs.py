@@ -18,6 +18,7 @@ from ...store.model import format_time, parse_time
 from ..spec import ScreenSpec
 from ..widgets.detail import DetailPane
 from ..widgets.rows import json_cell
+from ..widgets.typed_input import TypedInput
 from ..widgets.virtual_table import Column, VirtualTable
 from . import screen
 from .base import InspectorScreen
@@ -78,10 +79,10 @@ class BeliefsScreen(InspectorScreen):
 
     def body(self) -> ComposeResult:
         with Horizontal(id="controls"):
-            yield Input(placeholder="filter: entity, attribute, value, source, id", id="filter")
-            yield Input(placeholder="context: (each scope)", id="context")
-            yield Input(placeholder="as of: now", id="as-of")
-            yield Input(placeholder="valid at: = as of", id="valid-at")
+            yield TypedInput(placeholder="filter: entity, attribute, value, source, id", id="filter")
+            yield TypedInput(placeholder="context: (each scope)", id="context")
+            yield TypedInput(placeholder="as of: now", id="as-of")
+            yield TypedInput(placeholder="valid at: = as of", id="valid-at")
         yield Static(id="legend", classes="hint")
         with Horizontal(id="main"):
             yield VirtualTable(belief_columns(), key="row_key", id="beliefs", sortable=True,

@@ -25,6 +25,7 @@ from ..session import ListSource
 from ..spec import ScreenSpec
 from ..widgets.detail import DetailPane
 from ..widgets.rows import json_cell
+from ..widgets.typed_input import TypedInput
 from ..widgets.virtual_table import Column, VirtualTable
 from . import screen
 from .base import InspectorScreen
@@ -92,8 +93,8 @@ class DiffScreen(InspectorScreen):
 
     def body(self) -> ComposeResult:
         with Horizontal(id="controls"):
-            yield Input(placeholder="from: an hour before to", id="from")
-            yield Input(placeholder="to: now (or the as-of time)", id="to")
+            yield TypedInput(placeholder="from: an hour before to", id="from")
+            yield TypedInput(placeholder="to: now (or the as-of time)", id="to")
         yield Static(id="diff-status", classes="hint")
         with Horizontal(id="main"):
             yield VirtualTable([

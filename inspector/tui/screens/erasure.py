@@ -21,6 +21,7 @@ from ...store.registry import available
 from ..session import ListSource, plan_action
 from ..spec import ScreenSpec
 from ..widgets.rows import json_cell
+from ..widgets.typed_input import TypedInput
 from ..widgets.virtual_table import Column, VirtualTable
 from . import screen
 from .base import InspectorScreen
@@ -50,7 +51,7 @@ class ErasureScreen(InspectorScreen):
     _subjects: list[dict] = []
 
     def body(self) -> ComposeResult:
-        yield Input(placeholder="data subject (e.g. user:42), then enter to preview; "
+        yield TypedInput(placeholder="data subject (e.g. user:42), then enter to preview; "
                                 "escape leaves the field", id="subject")
         with Horizontal(id="main"):
             with Vertical(id="erasure-left"):

@@ -1,0 +1,79 @@
+"""The text field every screen and dialog types into (TypedInput)."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+# A field boundary typed ahead (tab, or enter in an erasure's first field) before the
+# dialog with the fields was there: the dialog splits what was typed on it.
+SEPARATOR = "\t"
+
+
+class TypedInput(Input):
+    """A field that takes its editing keys in the order they were typed. Textual runs a
+    widget's bindings (enter, backspace, the arrows) and the app's tab only after the key has
+    gone round the app, while a printable key is inserted at once: in a burst, "spam", enter,
+    "x" submitted "spamx"; "INC-71", backspace, "2" kept "INC-71". Here those keys act when
+    they reach the field, like the letters around them.
+
+    A key that moves on (tab, or enter, whose field's screen may move the focus) also sends
+    the rest of the burst where the focus went: the app handed those keys to this field
+    before the focus moved ("user:42", tab, "DSR-1" typed all of it into the first field).
+    They are held until the focus has settled, then go to the field of this screen that has
+    it (else to this one, as before). Every field an operator types into is one: a dialog's, and a screen's own
+    (filter, context, as-of, the Diff window, the Erasure subject)."""
+
+    ORDERED = frozenset({"enter", "backspace", "delete", "left", "right", "home", "end",
+                         "ctrl+a", "ctrl+e", "ctrl+k", "ctrl+u", "ctrl+w", "ctrl+d", "ctrl+left",
+                         "ctrl+right", "alt+backspace", "ctrl+backspace"})
+
+    _held: list[events.Key] | None = None   # keys after a tab or enter, until the focus settles
+    enter_separates = False     # enter keeps a SEPARATOR in the field (a dialog still planning)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self._held is not None:
+            event.stop()
+            event.prevent_default()
+            self._held.append(event)
+            return
+        if event.key in ("tab", "shift+tab") and not self.disabled:
+            event.stop()
+            event.prevent_default()
+            (self.screen.focus_next if event.key == "tab" else self.screen.focus_previous)()
+            if self.screen.focused is self and event.key == "tab":
+                # The only field (a dialog still planning): the tab is kept, in order, for
+                # the dialog that follows (SEPARATOR: its next field).
+                self.insert_text_at_cursor(SEPARATOR)
+            else:
+                self._hold()
+            return
+        if event.key == "enter" and self.enter_separates and not self.disabled:
+            event.stop()
+            event.prevent_default()
+            self.insert_text_at_cursor(SEPARATOR)
+            return
+        if event.key in self.ORDERED and not self.disabled:
+            for binding in self._bindings.key_to_bindings.get(event.key, ()):
+                event.stop()
+                event.prevent_default()
+                await self.run_action(binding.action)
+                if event.key == "enter":
+                    self._hold()
+                return
+        await super()._on_key(event)
+
+    def _hold(self) -> None:
+        self._held = []
+        self.call_after_refresh(self._release)
+
+    def _release(self) -> None:
+        """The held keys, in order, to the field that has the focus now, if it is another field
+        of this screen; else to this field, as before (never to a table or a button: after an
+        enter that closed a dialog, the rest of the burst must not act on the screen behind)."""
+        held, self._held = self._held or [], None
+        target = self.screen.focused if self.is_attached else None
+        if not isinstance(target, TypedInput) or target.screen is not self.screen:
+            target = self
+        for event in held:
+            target.post_message(events.Key(event.key, event.character))
