@@ -1,13 +1,16 @@
 """What an operator types into a screen's own fields (as-of, valid-at, the Diff window) is
 never markup and never ends the app: a time outside the years 0001-9999 in UTC, or text that
-looks like Rich markup, is refused with a notice that shows it literally."""
+looks like Rich markup, is refused with a notice that shows it literally. The Erasure
+screen's preview keeps the focus after its dialog and follows the store."""
 
 from __future__ import annotations
 
 import pytest
 
-from test_console import WIDE, notices
+from storegen import entry
+from test_console import WIDE, append, is_screen, notices, statics, table, wait_rows
 from tuikit import make_app, private_copy, ready, run, until
+from inspector.store.append import event_draft
 
 
 @pytest.mark.parametrize("screen, key, typed, said", [
@@ -32,4 +35,34 @@ def test_a_typed_time_that_is_no_time_is_refused_literally(tmp_path, screen, key
             shown = [n for n in app._notifications if said in str(n.message)]
             assert [n.markup for n in shown] == [False]     # drawn literally, never as markup
             assert app.is_running
+    run(main())
+
+
+def test_the_erasure_preview_keeps_the_focus_and_follows_the_store(tmp_path):
+    """Escape from the erase dialog leaves the focus on the preview (the next e opens the
+    dialog again; it used to type 'e' into the subject field and wipe the preview), and an
+    entry about the subject written by another process meanwhile joins the preview."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("7", *"user:42", "enter")
+            await wait_rows(pilot, "#preview", 6)
+            await pilot.press("e")
+            await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
+            await pilot.press("escape")
+            await until(pilot, is_screen(app, "ErasureScreen"), what="the screen again")
+            await until(pilot, lambda: app.focused is not None and app.focused.id == "preview",
+                        what="the focus on the preview")
+            assert app.screen.query_one("#subject").value == "user:42"
+            append(store, event_draft("write", "U9", "agent:1", after=entry(
+                "U9", entity="user:42", attribute="phone", value="+49 30 1234", subject="user:42",
+                observed_at="2025-05-01T00:00:00Z")))
+            await wait_rows(pilot, "#preview", 7)
+            assert "U9" in {table(app, "#preview").row_at(i)["memory_id"] for i in range(7)}
+            await pilot.press("e")
+            await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog again")
+            assert "7 entries would be erased" in " ".join(statics(app))
     run(main())

@@ -76,7 +76,13 @@ class ErasureScreen(InspectorScreen):
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
-        self.query_one("#subject", Input).focus()
+        # Back from the erase dialog (cancelled, refused) with a preview shown: the preview
+        # has the focus, so the next e opens the dialog again instead of typing into the
+        # subject field (which wiped the preview); else the subject field.
+        if self._plan is not None:
+            self.query_one("#preview", VirtualTable).focus()
+        else:
+            self.query_one("#subject", Input).focus()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "erase":
@@ -94,8 +100,12 @@ class ErasureScreen(InspectorScreen):
     def refresh_data(self) -> None:
         self._load_subjects()
         certificate = getattr(self.app.session.last_result, "certificate", None)
-        if certificate and self._plan is not None:
-            self._show_certificate(certificate)
+        if certificate and self._plan is not None and certificate is not self._certificate:
+            self._show_certificate(certificate)       # the erasure just written
+        elif self._plan is not None and self._plan.request.subject is not None:
+            # The store changed under the preview (another process wrote about the subject):
+            # plan it again, so the preview is what e would erase.
+            self._plan_preview(self._plan.request.subject)
 
     @work(thread=True, exclusive=True, group="subjects")
     def _load_subjects(self) -> None:
