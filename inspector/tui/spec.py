@@ -26,6 +26,8 @@ class ScreenSpec:
     hint: str = ""                        # one line under the tabs: what the screen is for
     empty: str = ""                       # what its empty table says (what the screen is for)
     short: str = ""                       # its tab's label when the terminal is narrow
+    view_time: bool = False               # its rows follow the as-of and valid-at times (else:
+                                          # the store now, which the header then says)
 
     def rebuild_statements(self, scoped: bool) -> tuple[str, ...]:
         return self.scoped_rows if scoped and self.scoped_rows is not None else self.rows

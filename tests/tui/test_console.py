@@ -724,6 +724,15 @@ def test_the_header_shows_as_of_and_valid_at_and_the_plan_says_it_acts_now(tmp_p
             assert ("beliefs that change: 1 (from now on, in every context); the screen shows the "
                     "view as of 2025-03-01T04:06:55Z, valid at 2025-03-01T05:00:00Z, but the action "
                     "is written now and changes what is believed from now on") in statics(app)
+            await pilot.press("escape")
+            await until(pilot, is_screen(app, "BeliefsScreen"))
+            # The queues list the store now: their header says so, never "as of" alone.
+            for key, name in (("2", "ReviewScreen"), ("4", "QuarantineScreen"), ("6", "AuditScreen")):
+                await pilot.press(key)
+                await until(pilot, is_screen(app, name))
+                await pilot.pause(0.1)
+                header = screen_text(app).splitlines()[0]
+                assert header.endswith("  now (as of 2025-03-01T04:06:55Z on Beliefs, Conflicts, Diff)"), header
     run(main())
 
 

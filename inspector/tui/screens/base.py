@@ -40,7 +40,7 @@ class InspectorScreen(Screen):
     ]
 
     def compose(self) -> ComposeResult:
-        yield StoreHeader()
+        yield StoreHeader(view_time=self.SPEC.view_time)
         yield ModeBar(self.SPEC.name)
         yield from self.body()
         yield KeyBar()

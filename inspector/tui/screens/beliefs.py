@@ -63,7 +63,7 @@ def belief_columns() -> list[Column]:
 
 
 @screen(ScreenSpec(
-    "beliefs", "Beliefs", 1, table="tui_beliefs", rows=("tui_beliefs_source", "tui_beliefs_all"),
+    "beliefs", "Beliefs", 1, view_time=True, table="tui_beliefs", rows=("tui_beliefs_source", "tui_beliefs_all"),
     patch_rows=("tui_beliefs_source", "tui_beliefs_patch_forget", "tui_beliefs_patch_shift",
                 "tui_beliefs_patch_take"),
     actions=("quarantine", "retract", "expire", "erase"),

@@ -15,7 +15,7 @@ from .tables import EntryTableScreen, id_column
 
 
 @screen(ScreenSpec(
-    "conflicts", "Conflicts", 3, table="tui_conflicts",
+    "conflicts", "Conflicts", 3, view_time=True, table="tui_conflicts",
     rows=("tui_conflict_source", "tui_conflict_rows"),
     patch_rows=("tui_conflict_source", "tui_conflict_patch_plan", "tui_conflict_patch_forget",
                 "tui_conflict_patch_shift", "tui_conflict_patch_take"), count=True,

@@ -81,7 +81,7 @@ def describe(row: dict) -> str:
 
 
 @screen(ScreenSpec(
-    "diff", "Diff", 8,
+    "diff", "Diff", 8, view_time=True,
     empty="No belief changed in this window. f and t set other times (RFC 3339, e.g. "
           "2025-03-01T04:00:00Z): the window's events that made a belief start, stop or change "
           "are listed here.",

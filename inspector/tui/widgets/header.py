@@ -48,6 +48,10 @@ class StoreHeader(Static):
 
     status: Status | None = None
 
+    def __init__(self, view_time: bool = True, **kw):
+        super().__init__(**kw)
+        self.view_time = view_time      # the screen's rows follow the as-of time (else: now)
+
     def show(self, status: Status) -> None:
         self.status = status
         self._draw()
@@ -57,10 +61,10 @@ class StoreHeader(Static):
 
     def _draw(self) -> None:
         if self.status is not None:
-            self.update(self.line(self.status, self.size.width or 200), layout=False)
+            self.update(self.line(self.status, self.size.width or 200, self.view_time), layout=False)
 
     @staticmethod
-    def pieces(status: Status) -> list[tuple[int, Text | None]]:
+    def pieces(status: Status, view_time: bool = True) -> list[tuple[int, Text | None]]:
         """(rank, text) in display order, None standing for the path; when the line is too
         long the highest rank goes first (rank 0 never goes)."""
         s = status
@@ -89,20 +93,27 @@ class StoreHeader(Static):
             context = Text("  context ", style="bold yellow")
             context.append_text(safe(s.context or '""', one_line=True, max_chars=40, style="bold yellow"))
             out.append((1, context))
-        if s.as_of:
-            out.append((0, Text(f"  as of {s.as_of}", style="bold yellow")))
-        if s.valid_at:
-            out.append((0, Text(f"  valid at {s.valid_at}", style="bold yellow")))
+        if (s.as_of or s.valid_at) and not view_time:
+            # This screen lists the store now (a queue acts on now): the times set on Beliefs
+            # must not read as this screen's.
+            out.append((0, Text("  now", style="bold")))
+            out.append((1, Text(f" (as of {s.as_of or 'now'} on Beliefs, Conflicts, Diff)",
+                                style="yellow")))
+        else:
+            if s.as_of:
+                out.append((0, Text(f"  as of {s.as_of}", style="bold yellow")))
+            if s.valid_at:
+                out.append((0, Text(f"  valid at {s.valid_at}", style="bold yellow")))
         if s.read_only:
             out.append((1, Text("  read-only", style="bold")))
         if s.warning:
             out.append((2, Text("  ⚠ readable by others", style="bold red")))
         return out
 
-    def line(self, status: Status, width: int) -> Text:
+    def line(self, status: Status, width: int, view_time: bool = True) -> Text:
         """The header in `width` cells: the path gets what the other pieces leave (cut from
         the left), and pieces go, highest rank first, while that is under PATH_MIN."""
-        pieces = self.pieces(status)
+        pieces = self.pieces(status, view_time)
         used = lambda: sum(t.cell_len for _, t in pieces if t is not None)  # noqa: E731
         needed = min(PATH_MIN, len(status.path)) + 1
         for rank in range(6, 0, -1):
