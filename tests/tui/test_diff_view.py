@@ -68,6 +68,8 @@ def test_two_times_list_the_changes_and_enter_opens_their_causes(tmp_path):
             assert [l.split()[0:4] for l in lines[at + 1:at + 4]] == [
                 ["▶", "9", "2025-03-14T04:06:02", "write"], ["▶", "10", "2025-03-14T04:06:05", "write"],
                 ["▶", "16", "2025-03-14T04:09:30", "write"]]
+            # What follows is the entry now, and says so (not the window's judgement).
+            assert lines[at + 4] == "the entry now (the window's change is above):"
             assert pane.selected_target() == "W1"          # enter selected the first cause
             history = [t for t, _ in pane._blocks if t.plain.strip().startswith("16 ")]
             assert history and history[-1].style == CAUSE          # highlighted in its history

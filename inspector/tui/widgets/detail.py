@@ -171,6 +171,8 @@ class DetailPane(ScrollView, can_focus=True):
         blocks: list[tuple[Text, str | None]] = [(self._title(d), None)]
         if d.change:
             blocks += self._causes(d)
+            # Below, the entry as the store holds it now: the row above is the window's change.
+            blocks.append((Text("the entry now (the window's change is above):", style="bold"), None))
         if d.held_why:                    # a reviewer's first question: what did the gate see
             held = Text("held because: ", style="bold yellow")
             held.append_text(safe(d.held_why, one_line=True, max_chars=300, style="yellow"))
