@@ -284,6 +284,25 @@ def test_when_the_cursors_row_left_it_goes_to_the_row_that_followed_it() -> None
     assert drive(TableApp(SyntheticRows()), steps) == ["N10", "N07"]
 
 
+def test_a_row_the_cursor_follows_into_a_longer_table_is_on_screen() -> None:
+    """Esc un-narrowed a table with the cursor on a row near the end: the cursor follows the
+    row and the table scrolls to it (the scroll used to end clamped to the short table's
+    size, the cursor's row off screen while actions and the pane were about it)."""
+    from inspector.tui.sources import ListSource
+    rows = [{"id": f"N{i:02d}", "n": i} for i in range(1, 41)] + [{"id": f"Z{i}", "n": 0} for i in range(1, 4)]
+
+    async def steps(pilot: Pilot, table: VirtualTable) -> tuple:
+        table.load(ListSource(rows[-3:]))
+        await until(pilot, lambda: table.row_count == 3 and table.row_at(0)["id"] == "Z1")
+        table.load(ListSource(rows))
+        await until(pilot, lambda: table.row_count == 43)
+        await until(pilot, lambda: table.scroll_offset.y > 0)    # the scroll to the cursor
+        top = table.scroll_offset.y
+        return table.row_at(table.cursor_row)["id"], top <= table.cursor_row < top + table._visible_rows
+
+    assert drive(TableApp(SyntheticRows()), steps) == ("Z1", True)
+
+
 def test_without_keep_cursor_or_the_row_the_cursor_goes_by_index() -> None:
     async def steps(pilot: Pilot, table: VirtualTable) -> list[int]:
         table.move_cursor(150)

@@ -443,7 +443,7 @@ class VirtualTable(ScrollView, can_focus=True):
             return
         keep = message.keep_cursor
         anchors = self._anchor_keys() if keep and self.key else []
-        old_cursor, old_top = self._cursor, self.scroll_offset.y
+        old_cursor, old_top, old_count = self._cursor, self.scroll_offset.y, self._row_count
         self._requests = _PageRequests(message.source, message.count, self.page_size)
         self._pages.clear()
         self._strips.clear()
@@ -467,6 +467,10 @@ class VirtualTable(ScrollView, can_focus=True):
         top = old_top + self._cursor - old_cursor if keep else 0
         self.scroll_to(y=top, animate=False)
         self._scroll_to_cursor()
+        if message.count != old_count:
+            # A scroll made before the new size is laid out can end clamped to the old one
+            # (esc un-narrowing a table left its cursor's row off screen): again after it.
+            self.call_after_refresh(self._rescroll, top)
         self.refresh()
         self.post_message(self.Loaded(self, message.count))
         self._post_highlighted()
@@ -644,6 +648,11 @@ class VirtualTable(ScrollView, can_focus=True):
     def _page(self, step: int) -> None:
         self.scroll_to(y=self.scroll_offset.y + step, animate=False)
         self.move_cursor(self._cursor + step)
+
+    def _rescroll(self, top: int) -> None:
+        self.scroll_to(y=top, animate=False)
+        self._scroll_to_cursor()
+        self.refresh()
 
     def _scroll_to_cursor(self) -> bool:
         """Scroll just enough to show the cursor row; True if it scrolled."""
