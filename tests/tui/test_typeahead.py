@@ -272,7 +272,8 @@ def test_the_erase_dialogs_two_fields_typed_in_one_burst_each_get_theirs(tmp_pat
 
 def test_a_screens_own_field_takes_editing_keys_in_order(tmp_path):
     """The Erasure subject typed with a typo corrected in the same burst previews the
-    corrected subject; the Beliefs filter keeps the corrected text."""
+    corrected subject; the Beliefs filter keeps the corrected text; escape and a digit in one
+    burst leave the field and switch screens (the digit went into the field)."""
     store = private_copy("moved-city", tmp_path / "s")
 
     async def main():
@@ -289,4 +290,8 @@ def test_a_screens_own_field_takes_editing_keys_in_order(tmp_path):
             await until(pilot, lambda: app.focused is not None and app.focused.id == "filter")
             burst(app, *"svx", "backspace", "c")
             await until(pilot, lambda: app.focused.value == "svc", what="the corrected filter")
+            field = app.focused
+            burst(app, "escape", "4")        # out of the field, then to Quarantine: as typed
+            await until(pilot, is_screen(app, "QuarantineScreen"), what="the Quarantine screen")
+            assert field.value == "svc"
     run(main())

@@ -21,7 +21,8 @@ class TypedInput(Input):
     the rest of the burst where the focus went: the app handed those keys to this field
     before the focus moved ("user:42", tab, "DSR-1" typed all of it into the first field).
     They are held until the focus has settled, then go to the field of this screen that has
-    it (else to this one, as before). Every field an operator types into is one: a dialog's, and a screen's own
+    it (else to this one, as before). Escape in a screen's own field leaves it for the table
+    at once, and the rest of the burst goes round the app as typed. Every field an operator types into is one: a dialog's, and a screen's own
     (filter, context, as-of, the Diff window, the Erasure subject)."""
 
     ORDERED = frozenset({"enter", "backspace", "delete", "left", "right", "home", "end",
@@ -48,6 +49,15 @@ class TypedInput(Input):
             else:
                 self._hold()
             return
+        if event.key == "escape" and hasattr(self.screen, "action_leave_input"):
+            # A screen's own field: escape leaves it for the table now, and the rest of the
+            # burst ("escape", "4": to the Quarantine screen) goes round the app as typed
+            # (it was handed to this field and went into it).
+            event.stop()
+            event.prevent_default()
+            self.screen.action_leave_input()
+            self._hold(to_app=True)
+            return
         if event.key == "enter" and self.enter_separates and not self.disabled:
             event.stop()
             event.prevent_default()
@@ -63,9 +73,15 @@ class TypedInput(Input):
                 return
         await super()._on_key(event)
 
-    def _hold(self) -> None:
+    def _hold(self, to_app: bool = False) -> None:
         self._held = []
-        self.call_after_refresh(self._release)
+        self.call_after_refresh(self._release_to_app if to_app else self._release)
+
+    def _release_to_app(self) -> None:
+        """The held keys, in order, to the app, as if typed now (its bindings and filters)."""
+        held, self._held = self._held or [], None
+        for event in held:
+            self.app.post_message(events.Key(event.key, event.character))
 
     def _release(self) -> None:
         """The held keys, in order, to the field that has the focus now, if it is another field
