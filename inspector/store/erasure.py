@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import secrets
 from dataclasses import dataclass, field
 
@@ -115,6 +116,7 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
                       f"{len(retained)}); nothing written")
     seqs = [s for (s,) in store.con.execute(sql("erase_seqs"), {"ids": erased}).fetchall()]
     _check_reason(store, request, seqs)
+    _check_kept_reasons(store, request, seqs, erased)
     counts = {"entries": len(erased), "events_redacted": len(seqs), "retained": len(retained)}
     for i in erased:
         kind = rows[i][2] if isinstance(rows[i][2], str) else "unknown"   # a malformed entry
@@ -191,6 +193,50 @@ def _check_reason(store: Store, request: Request, seqs: list[int]) -> None:
         if _spelled(text, reason, said, by_words=what not in NAMES, shortest=SHORTEST):
             raise Refused(f"the reason quotes {what} being erased, and the reason is kept: write "
                           "a reason without it (e.g. the request's ticket id); nothing written")
+
+
+def _check_kept_reasons(store: Store, request: Request, seqs: list[int], erased: list[str]) -> None:
+    """The reasons of events the erasure keeps (actions on entries it does not erase) must not
+    quote what it erases: the erasure would leave it in the log and say it was whole
+    ("quarantine H6 X1 --reason 'both bounced: sam.k@example.org'", then erasing H6's subject
+    kept the address in X1's event). Refused, naming those events and what to do: erase their
+    entries too (their events are then rewritten), after a look at what they are."""
+    kept = [(seq, memory_id, reason) for seq, memory_id, reason in store.con.execute(
+        "SELECT seq, memory_id, reason FROM versions WHERE reason IS NOT NULL "
+        "AND NOT coalesce(redacted, false) AND memory_id NOT IN (SELECT unnest($ids::VARCHAR[])) "
+        "ORDER BY seq", {"ids": erased}).fetchall()]
+    if not kept:
+        return
+    # What the erased entries held (their states' texts); not their events' reasons, which
+    # a kept event of the same batch shares word for word.
+    texts = [(what, text) for what, text in _texts(store, set(seqs))
+             if what not in NAMES and what not in ("an earlier reason", "a field of an event")]
+    if request.subject:
+        texts.append(("the subject", request.subject))
+    # Every match _spelled finds has the text's words, glued, within the reason's words,
+    # glued: one substring test over all the kept reasons at once finds the few texts
+    # worth asking of each reason.
+    glued = "\0".join("".join(words(reason)) for _, _, reason in kept)
+    candidates = {}
+    for what, text in texts:
+        key = "".join(words(text))
+        if len(key) >= SHORTEST and key in glued:
+            candidates.setdefault(text, what)
+    if not candidates:
+        return
+    found = []
+    for seq, memory_id, reason in kept:
+        folded, said = fold(reason), words(reason)
+        if any(_spelled(text, folded, said, shortest=SHORTEST) for text in candidates):
+            found.append((seq, memory_id))
+    if found:
+        named = ", ".join(f"seq {seq} ({memory_id})" for seq, memory_id in found[:8])
+        more = f" and {len(found) - 8} more" if len(found) > 8 else ""
+        ids = " ".join(dict.fromkeys(memory_id for _, memory_id in found))
+        raise Refused(f"the reasons of {named}{more} quote what this erasure takes, and those events "
+                      f"are kept: erase those entries first if they must go (`inspector erase "
+                      f"{shlex.quote(str(store.paths.root))} {ids} --reason …`), then this; "
+                      "nothing written")
 
 
 def _texts(store: Store, seqs: set[int]):

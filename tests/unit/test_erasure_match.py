@@ -175,3 +175,42 @@ def test_a_reason_may_name_the_kind_of_data_erased(tmp_path):
     with pytest.raises(Refused, match="the reason quotes an attribute being erased"):
         ACTIONS["erase"].plan(loaded, Request("erase", "DSR-3 home_city", "dana", subject=SUBJECT))
     loaded.close()
+
+
+def test_a_kept_events_reason_that_quotes_an_erased_value_refuses_the_erasure(tmp_path):
+    """H6's address quoted in the reason of X1's quarantine (one batch, two entries): erasing
+    H6's subject would keep the address in X1's event, so it is refused, naming seq and id,
+    and nothing is written; once X1 is erased too, the subject's erasure goes through and no
+    line of the log holds the address."""
+    from inspector.store.errors import Refused
+    address = "sam.k@example.org"
+    store_path = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("H6", entity="user:42", attribute="email",
+                                                 value=address, subject="user:42")),
+        ("2025-01-01T00:00:01Z", "write", entry("X1", entity="user:99", attribute="email",
+                                                 value="other@example.org", subject="user:99")),
+        ("2025-01-01T00:00:02Z", "write", entry("Y1", entity="user:99", attribute="note",
+                                                 value="unrelated", subject="user:99")),
+    ])
+    erase, quarantine = ACTIONS["erase"], ACTIONS["quarantine"]
+    store = Store(store_path, warn=False)
+    quarantine.apply(store, quarantine.plan(store, Request(
+        "quarantine", "both bounced: SAM.K@example.org", "dana", ("H6", "X1"))))
+    quarantine.apply(store, quarantine.plan(store, Request("quarantine", "spam", "dana", ("Y1",))))
+    store.close()
+    log = (store_path / "events.jsonl").read_bytes()
+    store = Store(store_path, warn=False)
+    with pytest.raises(Refused) as refused:
+        erase.plan(store, Request("erase", "DSR-42", "dana", subject="user:42"))
+    store.close()
+    assert str(refused.value) == (
+        "the reasons of seq 5 (X1) quote what this erasure takes, and those events are kept: "
+        f"erase those entries first if they must go (`inspector erase {store_path} X1 --reason "
+        "…`), then this; nothing written")
+    assert (store_path / "events.jsonl").read_bytes() == log
+    for request in (Request("erase", "INC-9", "dana", ("X1",)),
+                    Request("erase", "DSR-42", "dana", subject="user:42")):
+        store = Store(store_path, warn=False)
+        erase.apply(store, erase.plan(store, request))
+        store.close()
+    assert address.encode() not in (store_path / "events.jsonl").read_bytes().lower()
