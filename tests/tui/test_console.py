@@ -107,6 +107,12 @@ def review_store(root: Path) -> Path:
     ])
 
 
+async def erasure_preview(pilot, subject: str = "user:42", rows: int = 6) -> None:
+    """The Erasure screen's preview of `subject`, its `rows` rows loaded."""
+    await pilot.press("7", *subject, "enter")
+    await wait_rows(pilot, "#preview", rows)
+
+
 def append(store: Path, *drafts: dict) -> None:
     with LogWriter(store_paths(store)) as writer:
         writer.append(list(drafts))
@@ -604,8 +610,7 @@ def test_the_erase_dialog_says_would_and_a_refused_reason_keeps_it_open(tmp_path
         app = make_app(store, operator="dana")
         async with app.run_test(size=WIDE) as pilot:
             await ready(pilot)
-            await pilot.press("7", *"user:42", "enter")
-            await wait_rows(pilot, "#preview", 6)
+            await erasure_preview(pilot)
             await pilot.press("e")
             await until(pilot, is_screen(app, "EraseModal"))
             text = screen_text(app)

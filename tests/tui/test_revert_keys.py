@@ -99,6 +99,20 @@ def _audit_row(app, seq: int) -> None:
     app.screen.query_one("#log", VirtualTable).move_cursor(seq - 1)
 
 
+async def audit_log(pilot, events_in_log: int) -> VirtualTable:
+    """The Audit screen with every event of the log loaded: its table."""
+    await pilot.press("6")
+    table = pilot.app.screen.query_one("#log", VirtualTable)
+    await settle(pilot, lambda a: table.row_count == events_in_log)
+    return table
+
+
+async def to_seq(pilot, table: VirtualTable, seq: int) -> None:
+    """The Audit table's cursor on the event `seq`."""
+    _audit_row(pilot.app, seq)
+    await settle(pilot, lambda a: (table.row_at(table.cursor_row) or {}).get("seq") == seq)
+
+
 def test_b_on_the_audit_screen_reverts_the_batch_of_the_event_under_the_cursor(tmp_path):
     store = private_copy(INCIDENT, tmp_path / "store")
     log = events(store)
@@ -110,11 +124,8 @@ def test_b_on_the_audit_screen_reverts_the_batch_of_the_event_under_the_cursor(t
         app = make_app(store, operator="dana")
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
-            await pilot.press("6")
-            table = app.screen.query_one("#log", VirtualTable)
-            await settle(pilot, lambda a: table.row_count == n)
-            _audit_row(app, approval["seq"])
-            await settle(pilot, lambda a: (table.row_at(table.cursor_row) or {}).get("seq") == approval["seq"])
+            table = await audit_log(pilot, n)
+            await to_seq(pilot, table, approval["seq"])
             await pilot.press("b")
             await until(pilot, lambda: screen_name(app) == "PlanModal", what="the revert's plan")
             await confirm(pilot, store, n, 1, "H1 needs a second look")
@@ -137,12 +148,9 @@ def test_b_reverts_the_marked_events_batch_not_the_cursors(tmp_path):
         app = make_app(store, operator="dana")
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
-            await pilot.press("6")
-            table = app.screen.query_one("#log", VirtualTable)
-            await settle(pilot, lambda a: table.row_count == n)
+            table = await audit_log(pilot, n)
             for seq in (approval["seq"], other["seq"]):
-                _audit_row(app, seq)
-                await settle(pilot, lambda a: (table.row_at(table.cursor_row) or {}).get("seq") == seq)
+                await to_seq(pilot, table, seq)
                 await pilot.press("space")
             await pilot.press("b")          # two batches marked: refused
             await until(pilot, lambda: any("not all of one batch" in str(m.message)
@@ -169,11 +177,8 @@ def test_b_on_an_erasure_is_refused_and_writes_nothing(tmp_path):
         app = make_app(store)
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
-            await pilot.press("6")
-            table = app.screen.query_one("#log", VirtualTable)
-            await settle(pilot, lambda a: table.row_count == len(log))
-            _audit_row(app, erase["seq"])
-            await settle(pilot, lambda a: (table.row_at(table.cursor_row) or {}).get("seq") == erase["seq"])
+            table = await audit_log(pilot, len(log))
+            await to_seq(pilot, table, erase["seq"])
             await pilot.press("b")
             await until(pilot, lambda: screen_name(app) == "Pending"
                         and app.screen.refusal is not None, what="the refusal")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from storegen import entry
-from test_console import WIDE, append, is_screen, notices, statics, table, wait_rows
+from test_console import WIDE, append, erasure_preview, is_screen, notices, statics, table, wait_rows
 from tuikit import make_app, private_copy, ready, run, until
 from inspector.store.append import event_draft
 
@@ -48,8 +48,7 @@ def test_the_erasure_preview_keeps_the_focus_and_follows_the_store(tmp_path):
         app = make_app(store, operator="dana")
         async with app.run_test(size=WIDE) as pilot:
             await ready(pilot)
-            await pilot.press("7", *"user:42", "enter")
-            await wait_rows(pilot, "#preview", 6)
+            await erasure_preview(pilot)
             await pilot.press("e")
             await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
             await pilot.press("escape")
