@@ -113,6 +113,13 @@ async def erasure_preview(pilot, subject: str = "user:42", rows: int = 6) -> Non
     await wait_rows(pilot, "#preview", rows)
 
 
+async def erase_dialog(pilot, subject: str = "user:42", rows: int = 6) -> None:
+    """The erase dialog of `subject`, opened from its preview on the Erasure screen."""
+    await erasure_preview(pilot, subject, rows)
+    await pilot.press("e")
+    await until(pilot, is_screen(pilot.app, "EraseModal"), what="the erase dialog")
+
+
 def append(store: Path, *drafts: dict) -> None:
     with LogWriter(store_paths(store)) as writer:
         writer.append(list(drafts))
@@ -610,9 +617,7 @@ def test_the_erase_dialog_says_would_and_a_refused_reason_keeps_it_open(tmp_path
         app = make_app(store, operator="dana")
         async with app.run_test(size=WIDE) as pilot:
             await ready(pilot)
-            await erasure_preview(pilot)
-            await pilot.press("e")
-            await until(pilot, is_screen(app, "EraseModal"))
+            await erase_dialog(pilot)
             text = screen_text(app)
             assert "6 entries would be erased" in text and "entries erased" not in text
             await pilot.press(*"user:42", "enter", *"DSR for user:42", "enter")

@@ -12,8 +12,8 @@ from textual import events as textual_events
 from textual.widgets import Button
 
 from storegen import entry, write_store
-from test_console import (WIDE, append, erasure_preview, held, is_screen, name_of, notices,
-                          review_store, statics, table, wait_rows)
+from test_console import (WIDE, append, erase_dialog, erasure_preview, held, is_screen, name_of,
+                          notices, review_store, statics, table, wait_rows)
 from tuikit import events, make_app, private_copy, ready, run, settle, until
 from inspector.store.append import event_draft
 from inspector.tui.widgets.detail import DetailPane
@@ -253,12 +253,11 @@ def test_the_erase_dialogs_two_fields_typed_in_one_burst_each_get_theirs(tmp_pat
         app = make_app(store, operator="dana")
         async with app.run_test(size=WIDE) as pilot:
             await ready(pilot)
-            await erasure_preview(pilot)
             if when == "open":
-                await pilot.press("e")
-                await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
+                await erase_dialog(pilot)
                 burst(app, *"user:42", between, *"DSR-1")
             else:
+                await erasure_preview(pilot)
                 burst(app, "e", *"user:42", between, *"DSR-1")
                 await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
             modal = app.screen

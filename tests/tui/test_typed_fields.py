@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from storegen import entry
-from test_console import WIDE, append, erasure_preview, is_screen, notices, statics, table, wait_rows
+from test_console import WIDE, append, erase_dialog, is_screen, notices, statics, table, wait_rows
 from tuikit import make_app, private_copy, ready, run, until
 from inspector.store.append import event_draft
 
@@ -48,9 +48,7 @@ def test_the_erasure_preview_keeps_the_focus_and_follows_the_store(tmp_path):
         app = make_app(store, operator="dana")
         async with app.run_test(size=WIDE) as pilot:
             await ready(pilot)
-            await erasure_preview(pilot)
-            await pilot.press("e")
-            await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
+            await erase_dialog(pilot)
             await pilot.press("escape")
             await until(pilot, is_screen(app, "ErasureScreen"), what="the screen again")
             await until(pilot, lambda: app.focused is not None and app.focused.id == "preview",
