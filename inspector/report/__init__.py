@@ -45,7 +45,8 @@ def _format(fmt: str):
 
 def write(store: Store, since: datetime | None = None, until: datetime | None = None,
           fmt: str = "html", out: Path | None = None) -> Written:
-    """Gather, render and write the report; the file is new (never replaces one), 0600."""
+    """Gather, render and write the report; the file is new (never replaces one), 0600, and
+    written only if the log is still the one gathered from (else Stale, nothing written)."""
     extension, renderer = _format(fmt)
     now = now_utc()
     until = until or now
@@ -54,10 +55,11 @@ def write(store: Store, since: datetime | None = None, until: datetime | None = 
                        "give the earlier time as --since")
     incident = gather(store, since, until, now)
     data = renderer(incident).encode("utf-8")
-    if out is None:
-        path = reports.write_in_store(store.paths, reports.report_name(until, extension), data)
-    elif out.parent.resolve() == reports.reports_dir(store.paths).resolve():
-        path = reports.write_in_store(store.paths, out.name, data)
-    else:
-        path = reports.write_elsewhere(out, data)
+    with reports.log_unchanged(store.paths, store.mark()):      # an erasure meanwhile: refused
+        if out is None:
+            path = reports.write_in_store(store.paths, reports.report_name(until, extension), data)
+        elif out.parent.resolve() == reports.reports_dir(store.paths).resolve():
+            path = reports.write_in_store(store.paths, out.name, data)
+        else:
+            path = reports.write_elsewhere(out, data)
     return Written(path, fmt, incident.window, reports.in_reach(store.paths, path))

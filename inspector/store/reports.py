@@ -6,21 +6,29 @@ data it shows (`<!-- inspector-report mentions: [...] -->`, JSON with `<`, `>` a
 escaped so that the comment cannot be closed early). `mentioning` reads that line, so an id
 is matched exactly ("M1" never matches a report about "M10" only); a file under reports/
 without the line (put there by hand) is matched on the id's plain and HTML-escaped text.
+
+A report is written only under the store's lock and only while the log is still the one it was
+built from (`log_unchanged`): an erasure that completed between the load and the write replaced
+the log, and the report would hold what it erased, in reports/ after the erasure looked there,
+or at an --out path written after the erasure was done.
 """
 
 from __future__ import annotations
 
+import fcntl
 import html
 import json
 import os
 import secrets
 import stat
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Iterator
 
-from . import jsonsafe
-from .errors import BadInput
-from .files import refuse_link, write_file, write_new
+from . import jsonsafe, view
+from .errors import BadInput, Stale
+from .files import FILE_MODE, refuse_link, write_file, write_new
 from .logfile import StorePaths, check_writable
 from .queries import sql
 
@@ -46,6 +54,42 @@ def report_name(until: datetime, extension: str) -> str:
     end = until.astimezone(timezone.utc)
     stamp = f"{end.year:04d}{end:%m%dT%H%M%SZ}"      # %Y writes year 1 as "1", not "0001"
     return f"report-{stamp}-{secrets.token_hex(3)}.{extension}"
+
+
+@contextmanager
+def log_unchanged(paths: StorePaths, mark: view.Mark) -> Iterator[None]:
+    """Around writing a report built from the log as `mark` describes it: the store's lock held
+    shared (an erasure, which holds it exclusive, waits until the file is written, then finds
+    and deletes it; other readers do not wait), and the log still that one, grown only by
+    appends (an append erases nothing). Else Stale (exit 3) and nothing is written. Refusing
+    rather than building the report again: a rebuild takes as long as the first build and can
+    race again; the operator runs the command again. Where the lock file cannot be opened (a
+    read-only store, on which nothing can erase) the log is still checked."""
+    fd = _lock(paths)
+    try:
+        try:
+            why = view.proven(paths, mark, reader="the report")
+        except OSError as exc:
+            why = f"the log cannot be read ({exc.strerror or exc})"
+        if why is not None:
+            raise Stale(f"store changed; nothing was written: {why} since the report read it; "
+                        "run the report again")
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)            # (the lock goes with the descriptor)
+
+
+def _lock(paths: StorePaths) -> int | None:
+    """The store's lock file open and locked shared, or None where it cannot be opened."""
+    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+        try:
+            fd = os.open(paths.lock, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+        except OSError:
+            continue
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        return fd
+    return None
 
 
 def write_in_store(paths: StorePaths, name: str, data: bytes) -> Path:

@@ -162,24 +162,24 @@ def attach(con: duckdb.DuckDBPyConnection, paths: StorePaths) -> Mark | str:
     return mark
 
 
-def proven(paths: StorePaths, mark: Mark) -> str | None:
-    """None when the log is the one the view read, grown only by appends; else why not."""
+def proven(paths: StorePaths, mark: Mark, reader: str = "the view") -> str | None:
+    """None when the log is the one `reader` read, grown only by appends; else why not."""
     st = os.stat(paths.log)
     if (st.st_dev, st.st_ino) != (mark.dev, mark.ino):
         return "the log was replaced (an erasure, a restore or another copy)"
     if st.st_size < mark.offset:
-        return "the log is shorter than when the view read it (truncated or rolled back)"
+        return f"the log is shorter than when {reader} read it (truncated or rolled back)"
     if mark.offset == 0:
         return None
     try:
         raw = last_line(paths.log, mark.offset)
         line = jsonsafe.loads(raw)
     except (ValueError, OSError):
-        return f"the line ending at byte {mark.offset} of the log is not the one the view read"
+        return f"the line ending at byte {mark.offset} of the log is not the one {reader} read"
     if not isinstance(line, dict) or line.get("seq") != mark.seq or line.get("hash") != mark.hash \
             or line_digest(raw) != mark.line:
         return (f"the line ending at byte {mark.offset} of the log no longer holds seq "
-                f"{mark.seq} with the hash the view read (rewritten or rolled back)")
+                f"{mark.seq} with the hash {reader} read (rewritten or rolled back)")
     return None
 
 

@@ -6,6 +6,7 @@ where erasure finds it. The HTML is rendered in headless Chromium when it is ins
 from __future__ import annotations
 
 import http.server
+import json
 import os
 import re
 import shutil
@@ -26,6 +27,7 @@ from clirun import inspector  # noqa: E402
 from logtools import edit_line  # noqa: E402
 from storegen import entry  # noqa: E402
 from test_diff import build, day  # noqa: E402
+from inspector.store.append import LogWriter, event_draft  # noqa: E402
 from inspector.store.logfile import store_paths  # noqa: E402
 from inspector.store.reports import manifest_line, mentioning  # noqa: E402
 
@@ -243,6 +245,66 @@ def test_erasure_deletes_the_reports_that_mention_its_subject(tmp_path):
     assert not any(b"Oslo" in p.read_bytes() for p in store.rglob("*") if p.is_file())
     certificate = result.json["certificate"]
     assert certificate["reports_deleted"] == [f"reports/{about.name}"]
+
+
+def _about_user9(root):
+    return build(root, [
+        (day("01:00:00"), "write", entry("U1", entity="user:9", subject="user:9", value="lives in Oslo",
+                                         observed_at=day("01:00:00"))),
+        (day("01:00:01"), "write", entry("X1", entity="other", value="kept", observed_at=day("01:00:00")))])
+
+
+def _between_gather_and_write(monkeypatch, meanwhile):
+    """The report gathers (and has read U1), then `meanwhile` runs, then the report writes."""
+    import inspector.report as report_mod
+    gathered = report_mod.gather
+
+    def racing(store, *args):
+        incident = gathered(store, *args)
+        assert "U1" in incident.mentions and incident.head.startswith("2:")
+        meanwhile()
+        return incident
+    monkeypatch.setattr(report_mod, "gather", racing)
+
+
+@pytest.mark.parametrize("where", ["reports", "out"])
+def test_a_report_read_before_an_erasure_is_not_written_after_it(tmp_path, monkeypatch, where):
+    """An erasure that completes between the report's reading and its writing replaced the log:
+    the report (which holds U1's value) is refused, exit 3, and no file is written, neither under
+    reports/ (which the erasure already searched) nor at --out."""
+    store = _about_user9(tmp_path / "s")
+
+    def erase():
+        erased = subprocess.run([sys.executable, "-m", "inspector", "erase", str(store), "--subject",
+                                 "user:9", "--reason", "DSR-9", "--operator", "a", "--json"],
+                                capture_output=True, text=True, timeout=120)
+        assert erased.returncode == 0, erased.stderr
+        assert json.loads(erased.stdout)["certificate"]["erased_ids"] == ["U1"]
+    _between_gather_and_write(monkeypatch, erase)
+    out = tmp_path / "elsewhere.md"
+    result = inspector("report", store, "--format", "md", *(["--out", out] if where == "out" else []),
+                       subprocess_run=False)
+    assert (result.code, result.stdout) == (3, "")
+    assert result.stderr == ("error: store changed; nothing was written: the log was replaced (an "
+                             "erasure, a restore or another copy) since the report read it; run the "
+                             "report again\n")
+    assert not out.exists() and not (store / "reports").exists()
+    assert not any(b"Oslo" in p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+
+
+def test_lines_appended_while_a_report_is_made_do_not_stop_it(tmp_path, monkeypatch):
+    """An append erases nothing: the report of a store its agent keeps writing is written."""
+    store = _about_user9(tmp_path / "s")
+
+    def append():
+        with LogWriter(store_paths(store)) as writer:
+            writer.append([event_draft("write", "X2", "agent:1", after=entry("X2", value="v2"))])
+    _between_gather_and_write(monkeypatch, append)
+    result = inspector("report", store, "--format", "md", "--json", subprocess_run=False)
+    assert result.code == 0, result.stderr
+    written = Path(result.json["path"])
+    assert written.parent == store / "reports" and "lives in Oslo" in written.read_text(encoding="utf-8")
+    assert [json.loads(line)["seq"] for line in (store / "events.jsonl").read_text().splitlines()] == [1, 2, 3]
 
 
 @pytest.mark.parametrize("manifest", ["[" * 100_000 + "]" * 100_000, '{"U1": 1}', "[[1]]", "[1, 2"],
