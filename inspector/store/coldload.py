@@ -56,13 +56,15 @@ def load_cold(store: "Store") -> None:
     a line DuckDB's reader took but the strict reading refuses (a duplicated key) makes the
     load start again, exact from that line's range."""
     log = store.paths.log
+    st = os.stat(log)           # the file the load reads: before anything is read from it
+    identity = st.st_dev, st.st_ino
     tail = whole_tail(log)
     bom = tail.end > 0 and _starts_with_bom(log)
     bounds = chunk_bounds(log, tail.end, cold_chunk_bytes())
     scan = None if bom or not tail.end else strictscan.Scan(log, 0, tail.end)
     try:
         try:
-            _take_ranges(store, tail, bounds, exact_from=0 if bom else None)
+            _take_ranges(store, identity, tail, bounds, exact_from=0 if bom else None)
         except LogProblem:
             # A line the strict scan refuses may lie before the one refused here.
             refused = scan.result() if scan else None
@@ -76,15 +78,15 @@ def load_cold(store: "Store") -> None:
         raise
     if refused is not None:
         store.reset()
-        _take_ranges(store, tail, bounds, exact_from=refused)
+        _take_ranges(store, identity, tail, bounds, exact_from=refused)
     store.finish(tail)
 
 
-def _take_ranges(store: "Store", tail: Tail, bounds: list[tuple[int, int]],
-                 exact_from: int | None) -> None:
-    """Load the ranges in order: fast, or exact from the range holding `exact_from`."""
-    st = os.stat(store.paths.log)
-    store.state.inode, store.state.dev = st.st_ino, st.st_dev
+def _take_ranges(store: "Store", identity: tuple[int, int], tail: Tail,
+                 bounds: list[tuple[int, int]], exact_from: int | None) -> None:
+    """Load the ranges of the log file `identity` (device, inode) in order: fast, or exact from
+    the range holding `exact_from`."""
+    store.state.dev, store.state.inode = identity
     for start, end in bounds:
         store.compact_over(COLD_COMPACT_BYTES)
         try:

@@ -41,3 +41,12 @@ class LogProblem(BadInput):
         extra = f" (and {more} more bad line{'s' if more != 1 else ''})" if more else ""
         super().__init__(f"events.jsonl {where}: {reason}{extra}; nothing was loaded: "
                          f"run `inspector audit --verify {store}` for the full report")
+
+
+class LogReplaced(Stale):
+    """The log file was replaced (an erasure or a rollback renamed another into place) while
+    it was being read, so what was read may mix two files: the read starts again, once."""
+
+    def __init__(self, store: str = "STORE"):
+        super().__init__(f"{store}: the log was replaced while it was read (an erasure or a "
+                         "rollback); run the command again")

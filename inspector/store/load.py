@@ -21,7 +21,7 @@ from .engine import duckdb
 from . import jsonsafe
 from .batches import whole_tail
 from .chain import GENESIS, line_bytes, seal_after
-from .errors import LogProblem
+from .errors import LogProblem, LogReplaced
 from .logfile import StorePaths, Tail, decode_lines, last_line, read_lines, store_paths, warn_once
 from .contract import value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
@@ -108,24 +108,61 @@ class Store:
 
     def _load_all(self, publish: bool = True) -> None:
         """The persistent view when it is proven current (then only the lines appended since
-        are read), else the whole log, which then becomes the new view."""
+        are read), else the whole log, which then becomes the new view. A log replaced while
+        it was read (an erasure renamed its rewrite into place) is read again from the start,
+        once; replaced again, LogReplaced (one line, exit 3)."""
+        try:
+            self._load_once(publish)
+        except LogReplaced:
+            self.drop_scratch()
+            self.reset()
+            self.state.warnings.append(f"{self.paths.root}: read the whole log again: the log "
+                                       "was replaced while it was read (an erasure or a rollback)")
+            self._load_once(publish, told=True)
+
+    def _load_once(self, publish: bool, told: bool = False) -> None:
         found = self._attach_view()
         if isinstance(found, view.Mark):
             self.state = LoadState(offset=found.offset, seq=found.seq, hash=found.hash,
                                    line=found.line,
                                    chained=found.chained, unchained=found.unchained,
                                    inode=found.ino, dev=found.dev, warnings=self.state.warnings)
-            self._take_tail()
+            with self._same_log():
+                self._take_tail()
             if publish and self.state.seq - self.base_seq >= view.REPUBLISH_LINES:
                 self._publish()
             return
-        if found:
+        if found and not told:
             self.state.warnings.append(f"{self.paths.root}: read the whole log again: {found}")
         if self.on_whole_read is not None:
             self.on_whole_read(os.path.getsize(self.paths.log), found)
-        coldload.load_cold(self)
+        with self._same_log():
+            coldload.load_cold(self)
         if publish:
             self._publish()
+
+    @contextmanager
+    def _same_log(self) -> Iterator[None]:
+        """Around a read of the log by its path: LogReplaced when the file there is no longer
+        the one the read started on (state.dev, state.inode), whether the read then failed on
+        the other file's bytes (a line cut in two, a bad line) or took them without a word."""
+        try:
+            yield
+        except Exception:
+            if self._replaced():
+                raise LogReplaced(str(self.paths.root)) from None
+            raise
+        if self._replaced():
+            raise LogReplaced(str(self.paths.root))
+
+    def _replaced(self) -> bool:
+        if self.state.inode is None:
+            return False            # the read failed before it knew which file it read
+        try:
+            st = os.stat(self.paths.log)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) != (self.state.dev, self.state.inode)
 
     def _attach_view(self) -> "view.Mark | str":
         self.con.execute(sql("base_detach"))
@@ -267,7 +304,12 @@ class Store:
                     or st.st_size < self.state.offset:
                 self.reload()
                 return self.state.seq - before
-            self._take_tail()
+            try:
+                with self._same_log():
+                    self._take_tail()
+            except LogReplaced:         # replaced after the look above: read the new one
+                self.drop_scratch()
+                self.reload()
             return self.state.seq - before
 
     def _take_tail(self) -> None:

@@ -329,6 +329,95 @@ def test_a_publish_never_puts_back_a_view_of_a_log_an_erasure_replaced(store):
     s.close()
 
 
+@pytest.fixture
+def ranged(tmp_path, monkeypatch) -> Path:
+    """30 entries about user:0, user:1 and user:2, read cold in ranges of about 2,000 bytes."""
+    monkeypatch.setenv("INSPECTOR_COLD_CHUNK_BYTES", "2000")
+    return write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry(f"M{i}", entity=f"user:{i % 3}", subject=f"user:{i % 3}",
+                                                attribute=f"a{i}", value=f"SECRET-{i}-" + "x" * 300))
+        for i in range(30)])
+
+
+def erased_log(root: Path, tmp_path: Path) -> Path:
+    """The log an erasure of user:1 makes of `root`'s (M1 is redacted: every offset moves)."""
+    other = tmp_path / "erased"
+    shutil.copytree(root, other)
+    result = inspector("erase", other, "--subject", "user:1", "--reason", "DSR-1", "--operator", "a",
+                       subprocess_run=False)
+    assert result.code == 0, result.stderr
+    return other / "events.jsonl"
+
+
+def beliefs_json(root: Path):
+    return inspector("beliefs", root, "--as-of", AS_OF, "--json", subprocess_run=False)
+
+
+def rename_over(root: Path, logs: list[Path]):
+    """A hook that renames the next of `logs` over root's log, as an erasure renames its rewrite."""
+    def replace_log():
+        if logs:
+            shutil.copyfile(logs.pop(0), root / "spare")
+            os.replace(root / "spare", root / "events.jsonl")
+    return replace_log
+
+
+def replaced_after_first_range(monkeypatch, replace_log) -> None:
+    from inspector.store import coldload
+    real = coldload._take_range
+
+    def taking(store, start, end, exact, torn):
+        real(store, start, end, exact, torn)
+        if start == 0:
+            replace_log()
+    monkeypatch.setattr(coldload, "_take_range", taking)
+
+
+def test_a_log_replaced_during_a_cold_load_is_read_again_from_the_start(ranged, tmp_path, monkeypatch):
+    """The erasure renames its rewrite in after the first range: the load starts again on the
+    new log and answers from it alone (before: a JSONDecodeError traceback, exit 1)."""
+    erased = erased_log(ranged, tmp_path)
+    expected = beliefs_json(erased.parent)
+    assert sorted(b["memory_id"] for b in expected.json["beliefs"]) == sorted(f"M{i}" for i in range(30) if i % 3 != 1)
+    shutil.rmtree(erased.parent / ".inspector")
+    replaced_after_first_range(monkeypatch, rename_over(ranged, [erased]))
+    result = beliefs_json(ranged)
+    assert (result.code, result.stderr) == (0, f"{ranged}: read the whole log again: the log was "
+                                               "replaced while it was read (an erasure or a rollback)\n")
+    assert result.json == expected.json and "SECRET-1-" not in result.stdout
+    assert Store(ranged, warn=False).state.warnings == []      # the view published is of the new log
+
+
+def test_a_log_replaced_again_during_the_second_read_is_one_line_and_exit_3(ranged, tmp_path, monkeypatch):
+    again = tmp_path / "again.jsonl"
+    shutil.copyfile(ranged / "events.jsonl", again)
+    replaced_after_first_range(monkeypatch, rename_over(ranged, [erased_log(ranged, tmp_path), again]))
+    result = beliefs_json(ranged)
+    assert (result.code, result.stdout) == (3, "")
+    assert result.stderr == (f"error: {ranged}: the log was replaced while it was read (an erasure or "
+                             "a rollback); run the command again\n")
+
+
+def test_a_log_replaced_while_the_lines_after_the_view_are_read_is_read_again(ranged, tmp_path, monkeypatch):
+    """The view is current, the lines appended since are read, and the log is replaced just after:
+    what was read is of the old log, so the store is read again from the new one."""
+    from inspector.store import load
+    erased = erased_log(ranged, tmp_path)
+    expected = beliefs_json(erased.parent)
+    Store(ranged, warn=False).close()                                # the view
+    append(ranged, [entry("N1", entity="user:1", attribute="new", value="SECRET-N1")])
+    replace_log, real = rename_over(ranged, [erased]), load.decode_lines
+
+    def decoding(lines):
+        replace_log()
+        return real(lines)
+    monkeypatch.setattr(load, "decode_lines", decoding)
+    result = beliefs_json(ranged)
+    assert (result.code, result.stderr) == (0, f"{ranged}: read the whole log again: the log was "
+                                               "replaced while it was read (an erasure or a rollback)\n")
+    assert result.json == expected.json and "SECRET-1-" not in result.stdout
+
+
 def test_a_publish_skips_while_a_writer_holds_the_lock(store):
     s = Store(store, warn=False)
     os.unlink(store / ".inspector" / "view.duckdb")
