@@ -97,7 +97,8 @@ def open_store(path: Path, scope: Optional[str] = None) -> Store:
     store = Store(path, scope=scope, on_whole_read=_announce_whole_read)
     from .lines import say
     for warning in store.state.warnings:
-        if "incomplete last line" in warning or "settled an erasure" in warning:
+        if "incomplete last line" in warning or "settled an erasure" in warning \
+                or "on a read-only file system" in warning:
             say(f"note: {warning}")
         elif ": read the whole log again: " in warning:
             say(warning)        # as docs/format.md shows it: "STORE: read the whole log again: why"

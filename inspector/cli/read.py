@@ -171,13 +171,23 @@ def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Chec
                     "undone, as the log says)")
             doc = audit_mod.verify(paths, expect_head).as_json()
             if doc["ok"] is False:
-                view.discard(paths)       # never answer from a view of a log found tampered with
+                _discard_view(paths)      # never answer from a view of a log found tampered with
         else:
             doc = audit_summary(open_store(store))
         jsonout.print_json(doc) if as_json else output.print_audit(doc)
         if doc["ok"] is False:
             raise typer.Exit(1)
     run(go)
+
+
+def _discard_view(paths) -> None:
+    """Delete the view of a log found tampered with; where it cannot be deleted (a read-only
+    store: the copy one verifies as evidence) the verdict stands and one note says so."""
+    failed = view.discard(paths)
+    if failed is not None:
+        output.say(f"note: {paths.root}: the view of the log (.inspector/) could not be deleted "
+                   f"({failed.strerror or failed}); other commands may answer from it rather than from the "
+                   "log as it is now: delete it where the store can be written")
 
 
 def _audit_log(store: Path, since: Optional[str], until: Optional[str], memory: Optional[str],

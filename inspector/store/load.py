@@ -191,6 +191,11 @@ class Store:
         if self._in_scratch or self.state.inode is None:
             return
         if not view.publish(self.con, self.paths, self.mark()):
+            note = (f"{self.paths.root}: the store is on a read-only file system: the log was "
+                    "read whole and no view of it kept (every command reads it whole again)")
+            if self.state.offset >= view.min_log_bytes() and note not in self.state.warnings \
+                    and view.on_read_only_fs(self.paths):
+                self.state.warnings.append(note)
             return
         self.reset()
         self._load_all(publish=False)

@@ -229,16 +229,30 @@ def write_derived(con: duckdb.DuckDBPyConnection, paths: StorePaths, name: str, 
                 pass
 
 
-def discard(paths: StorePaths) -> None:
+def discard(paths: StorePaths) -> OSError | None:
     """Delete the view file and the belief snapshot (a log found tampered with must not be
-    answered from either)."""
+    answered from either). Returns the first error of a file that is there and could not be
+    deleted (a read-only store), after trying every file; None when none is left."""
     if not usable_dir(paths):
-        return
+        return None
+    failed = None
     for name in (VIEW_NAME, VIEW_NAME + ".wal", SNAPSHOT_NAME, SNAPSHOT_NAME + ".wal"):
         try:
             os.unlink(paths.cache / name)
         except FileNotFoundError:
             pass
+        except OSError as exc:
+            failed = failed or exc
+    return failed
+
+
+def on_read_only_fs(paths: StorePaths) -> bool:
+    """Whether the store lies on a read-only file system (a read-only mount of an evidence
+    copy): no view can be kept there, and none deleted."""
+    try:
+        return bool(os.statvfs(paths.root).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def writable(paths: StorePaths) -> bool:

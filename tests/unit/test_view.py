@@ -301,6 +301,84 @@ def test_audit_verify_finding_tampering_discards_the_view(store):
     assert not (store / ".inspector" / "view.duckdb").exists()
 
 
+def tamper_third_line(root: Path) -> None:
+    lines = read_lines(root)
+    event = json.loads(lines[2])
+    event["actor"] = "agent:X"                                       # a middle line, in place
+    lines[2] = json.dumps(event, separators=(",", ":")).encode()
+    write_lines(root, lines)
+
+
+def verdict_of_third_line_tampered(root: Path) -> dict:
+    head = json.loads(read_lines(root)[-1])
+    problem = "seq 3: hash does not match the line (a header was changed)"
+    return {"ok": False, "events": 6, "head": f"6:{head['hash']}", "redacted": 0, "unchained": 0,
+            "first_bad_seq": 3, "problem": problem, "torn_bytes": 0,
+            "problems": [{"seq": 3, "problem": problem}]}
+
+
+def test_audit_verify_of_a_read_only_store_gives_its_verdict(store, monkeypatch):
+    """The view of a tampered log cannot be deleted (EROFS: a read-only evidence copy): the
+    verdict stands, exit 1, and one note says the view is still there (before: exit 2, no verdict)."""
+    import errno
+    Store(store, warn=False).close()
+    tamper_third_line(store)
+    real = os.unlink
+
+    def read_only(path, *args, **kwargs):
+        if ".inspector" in str(path):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real(path, *args, **kwargs)
+    monkeypatch.setattr(os, "unlink", read_only)
+    result = inspector("audit", store, "--verify", "--json", subprocess_run=False)
+    assert (result.code, result.json) == (1, verdict_of_third_line_tampered(store))
+    assert result.stderr == (f"note: {store}: the view of the log (.inspector/) could not be deleted "
+                             "(Read-only file system); other commands may answer from it rather than "
+                             "from the log as it is now: delete it where the store can be written\n")
+    assert (store / ".inspector" / "view.duckdb").is_file()
+
+
+@pytest.fixture
+def read_only_mount(tmp_path):
+    """A read-only bind mount of a directory (root only; skipped where mounting is not allowed)."""
+    import subprocess
+    mounted = []
+
+    def mount(root: Path) -> Path:
+        at = tmp_path / f"ro{len(mounted)}"
+        at.mkdir()
+        if os.geteuid() != 0 or subprocess.run(["mount", "--bind", str(root), str(at)],
+                                               capture_output=True).returncode != 0:
+            pytest.skip("a read-only bind mount needs root and mount(8)")
+        mounted.append(at)
+        if subprocess.run(["mount", "-o", "remount,bind,ro", str(at)], capture_output=True).returncode:
+            pytest.skip("this system does not remount a bind mount read-only")
+        return at
+    yield mount
+    for at in reversed(mounted):
+        subprocess.run(["umount", str(at)], capture_output=True)
+
+
+def test_read_commands_answer_on_a_read_only_mount(store, read_only_mount):
+    """On a real read-only mount: audit --verify gives its verdict, and beliefs answers as on
+    the writable store, with a view there and without one."""
+    Store(store, warn=False).close()
+    tamper_third_line(store)
+    ro = read_only_mount(store)
+    verified = inspector("audit", ro, "--verify", "--json", subprocess_run=True)
+    assert (verified.code, verified.json) == (1, verdict_of_third_line_tampered(store))
+    assert "could not be deleted (Read-only file system)" in verified.stderr
+    with_view = inspector("beliefs", ro, "--as-of", AS_OF, "--json", subprocess_run=True)
+    shutil.rmtree(store / ".inspector")
+    without = inspector("beliefs", ro, "--as-of", AS_OF, "--json", subprocess_run=True)
+    assert (with_view.code, without.code) == (0, 0) and with_view.json == without.json
+    assert with_view.stderr == ""                                    # the view was current
+    assert without.stderr == (f"note: {ro}: the store is on a read-only file system: the log was "
+                              "read whole and no view of it kept (every command reads it whole again)\n")
+    assert [b["memory_id"] for b in without.json["beliefs"]] == ["M5"]       # one key: the last write
+    assert not (store / ".inspector").exists()                       # nothing written there
+
+
 def test_the_view_file_is_private_and_lives_only_in_the_store(store):
     Store(store, warn=False).close()
     cache = store / ".inspector"
