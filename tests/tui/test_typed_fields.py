@@ -63,3 +63,14 @@ def test_the_erasure_preview_keeps_the_focus_and_follows_the_store(tmp_path):
             await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog again")
             assert "7 entries would be erased" in " ".join(statics(app))
     run(main())
+
+
+def test_the_erasure_summary_counts_in_the_singular_and_the_plural():
+    from types import SimpleNamespace
+    from inspector.tui.modals.erase import would_erase
+    one = SimpleNamespace(erased=["H14"], redacted_seqs=[14], retained=[])
+    many = SimpleNamespace(erased=["H1", "H2"], redacted_seqs=[1, 2, 9], retained=["U3"])
+    assert would_erase(one) == ("1 entry would be erased, 1 event body replaced, "
+                                "0 retained under legal hold.")
+    assert would_erase(many) == ("2 entries would be erased, 3 event bodies replaced, "
+                                 "1 retained under legal hold.")

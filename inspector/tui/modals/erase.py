@@ -15,6 +15,15 @@ from ..widgets.typed_input import SEPARATOR
 from .dialog import ActionDialog, TypedInput
 
 
+def would_erase(plan) -> str:
+    """"6 entries would be erased, 6 event bodies replaced, 0 retained under legal hold."."""
+    def counted(n: int, one: str, many: str) -> str:
+        return f"{n} {one if n == 1 else many}"
+    return (f"{counted(len(plan.erased), 'entry', 'entries')} would be erased, "
+            f"{counted(len(plan.redacted_seqs), 'event body', 'event bodies')} replaced, "
+            f"{len(plan.retained)} retained under legal hold.")
+
+
 class EraseModal(ActionDialog):
     """Closes with the applied plan (its certificate) once the confirmation matches, or None."""
 
@@ -34,8 +43,7 @@ class EraseModal(ActionDialog):
             n = len(plan.erased)
             title.append(f"{n} {'entry' if n == 1 else 'entries'} and what derives from them")
         title.append("?")
-        body = Text(f"\n{len(plan.erased)} entries would be erased, {len(plan.redacted_seqs)} event "
-                    f"bodies replaced, {len(plan.retained)} retained under legal hold.\n")
+        body = Text(f"\n{would_erase(plan)}\n")
         body.append("would be erased: ", style="dim")
         body.append_text(safe(", ".join(plan.erased), one_line=True, max_chars=600))
         if plan.retained:

@@ -18,6 +18,7 @@ from textual.widgets import Input, Static
 from ...present.text import safe
 from ...store.errors import InspectorError
 from ...store.registry import available
+from ..modals.erase import would_erase
 from ..session import ListSource, plan_action
 from ..spec import ScreenSpec
 from ..widgets.rows import json_cell
@@ -170,8 +171,7 @@ class ErasureScreen(InspectorScreen):
             return
         self._plan = plan
         rows = self.app.session.erasure_rows(plan)
-        summary = Text(f"{len(plan.erased)} entries would be erased, {len(plan.redacted_seqs)} event "
-                       f"bodies replaced, {len(plan.retained)} retained under legal hold.\n", style="bold")
+        summary = Text(f"{would_erase(plan)}\n", style="bold")
         summary.append("Nothing is erased yet. Press e to erase (you will type the subject to "
                        "confirm); escape, then / to search another subject.", style="dim")
         self.app.call_from_thread(self._show_preview, summary, rows)
