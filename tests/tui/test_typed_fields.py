@@ -74,3 +74,14 @@ def test_the_erasure_summary_counts_in_the_singular_and_the_plural():
                                 "0 retained under legal hold.")
     assert would_erase(many) == ("2 entries would be erased, 3 event bodies replaced, "
                                  "1 retained under legal hold.")
+
+
+def test_findings_keep_personal_data_without_a_subject_until_it_is_erased():
+    """A rejected or quarantined entry still holds its personal data (scan reports it); the
+    Findings screen drops other findings once their entry is no longer active or held."""
+    from inspector.tui.screens.findings import _still_to_act_on
+    assert [_still_to_act_on("pii.no_subject", s) for s in
+            ("active", "held", "quarantined", "rejected", "retracted", "expired", "erased", None)] \
+        == [True, True, True, True, True, True, False, False]
+    assert [_still_to_act_on("secret.value", s) for s in ("active", "held", "quarantined", "rejected")] \
+        == [True, True, False, False]

@@ -23,6 +23,15 @@ from .tables import EntryTableScreen, id_column
 LIVE = ("active", "held")
 
 
+def _still_to_act_on(rule: str, status: str | None) -> bool:
+    """A finding about a live entry; or personal data without a subject on any entry not yet
+    erased (quarantined or rejected, it still holds the data, and an erasure by subject would
+    miss it: `scan` reports it, and so does this screen)."""
+    if rule == "pii.no_subject":
+        return status is not None and status != "erased"
+    return status in LIVE
+
+
 @screen(ScreenSpec(
     "findings", "Findings", 5, count=True, actions=("quarantine", "retract", "expire", "erase"),
     hint="Deterministic checks of the store: s scan again · ctrl+c stop a running scan",
@@ -114,7 +123,7 @@ class FindingsScreen(EntryTableScreen):
         quarantined, rejected or erased since the scan is no longer a finding to act on)."""
         statuses = self.app.session.statuses(sorted({f["memory_id"] for f in self.found}))
         self.rows = [{**f, "status": statuses.get(f["memory_id"], "gone")} for f in self.found
-                     if statuses.get(f["memory_id"]) in LIVE]
+                     if _still_to_act_on(f["rule"], statuses.get(f["memory_id"]))]
         gone = len(self.found) - len(self.rows)
         summary = Text(f"{len(self.rows)} findings: ")
         for severity in ("high", "medium", "low"):
