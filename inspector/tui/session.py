@@ -23,6 +23,15 @@ from .sources import ListSource, TableSource, masked, rows_of  # noqa: F401 (Lis
 
 
 LIVE = ("active", "held")     # statuses a finding is still about (Findings, Overview)
+
+
+def still_to_act_on(rule: str, status: str | None) -> bool:
+    """A finding about a live entry; or personal data without a subject on any entry not yet
+    erased (quarantined or rejected, it still holds the data, and an erasure by subject would
+    miss it: `scan` reports it, and so do the Findings and Overview screens)."""
+    if rule == "pii.no_subject":
+        return status is not None and status != "erased"
+    return status in LIVE
 # A belief view that started from a snapshot this many lines behind is left as the new one.
 SNAPSHOT_LINES = 20_000
 INDEXES = ("index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
@@ -287,10 +296,10 @@ class Session(EntryReads):
             return self.found
 
     def live_findings(self, found: list[dict]) -> list[dict]:
-        """The findings whose entry is still active or held, with its status."""
+        """The findings still to act on (still_to_act_on), with their entry's status."""
         statuses = self.statuses(sorted({f["memory_id"] for f in found}))
         return [{**f, "status": statuses[f["memory_id"]]} for f in found
-                if statuses.get(f["memory_id"]) in LIVE]
+                if still_to_act_on(f["rule"], statuses.get(f["memory_id"]))]
 
     def diff(self, t1, t2) -> list[dict]:
         """What changed between t1 and t2 in the view's context (DESIGN §5a), values masked

@@ -85,7 +85,7 @@ def test_the_overview_shows_the_incident(tmp_path, monkeypatch):
             assert (found.held, found.oldest_held_id) == (1, "F1")
             assert found.quarantined_by_source == [("web:status-mirror.example.net/payments", 3),
                                                    ("agent:ops-7/consolidate", 1)]
-            assert found.findings == {"high": 1, "medium": 0, "low": 0}
+            assert found.findings == {"high": 1, "medium": 1, "low": 0}   # W3: rejected, an e-mail, no subject
             text = text_of(app)
             assert "1 write waits · oldest F1, held 2025-03-14 07:45:12 (1h 14m ago)" in text
             assert "EVENTS BY OP  2025-03-14 04:00 → 08:45 UTC · 5min a column" in text
@@ -97,7 +97,7 @@ def test_the_overview_shows_the_incident(tmp_path, monkeypatch):
     ("op", "revert", "audit", "#log", [24, 25], 47),
     ("class", "web", "beliefs", "#beliefs", [], 6),
     ("class", "tool", "beliefs", "#beliefs", ["H1", "L1", "P3"], 6),
-    ("severity", "high", "findings", "#findings", ["H1"], 1),
+    ("severity", "high", "findings", "#findings", ["H1"], 2),
     ("quarantine", "agent:ops-7/consolidate", "quarantine", "#quarantined", ["S1"], 4),
     ("held", None, "review", "#held", ["F1"], 1),
 ])

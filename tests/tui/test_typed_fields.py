@@ -79,7 +79,7 @@ def test_the_erasure_summary_counts_in_the_singular_and_the_plural():
 def test_findings_keep_personal_data_without_a_subject_until_it_is_erased():
     """A rejected or quarantined entry still holds its personal data (scan reports it); the
     Findings screen drops other findings once their entry is no longer active or held."""
-    from inspector.tui.screens.findings import _still_to_act_on
+    from inspector.tui.session import still_to_act_on as _still_to_act_on
     assert [_still_to_act_on("pii.no_subject", s) for s in
             ("active", "held", "quarantined", "rejected", "retracted", "expired", "erased", None)] \
         == [True, True, True, True, True, True, False, False]

@@ -52,7 +52,8 @@ class AuditScreen(InspectorScreen):
         line = chain_text(status.chain, status.verifying, status.events, status.log_problem)
         chain = status.chain
         if chain:
-            line.append(f"   head {chain['head']}", style="dim")
+            # The head the check read up to (the header's head may be newer: "+N since").
+            line.append(f"   verified head {chain['head']}", style="dim")
             if chain.get("problem"):
                 line.append("   ")
                 line.append_text(safe(chain["problem"], one_line=True, max_chars=120))

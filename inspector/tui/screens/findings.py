@@ -20,16 +20,6 @@ from ..widgets.virtual_table import Column, VirtualTable
 from . import screen
 from .tables import EntryTableScreen, id_column
 
-LIVE = ("active", "held")
-
-
-def _still_to_act_on(rule: str, status: str | None) -> bool:
-    """A finding about a live entry; or personal data without a subject on any entry not yet
-    erased (quarantined or rejected, it still holds the data, and an erasure by subject would
-    miss it: `scan` reports it, and so does this screen)."""
-    if rule == "pii.no_subject":
-        return status is not None and status != "erased"
-    return status in LIVE
 
 
 @screen(ScreenSpec(
@@ -119,11 +109,10 @@ class FindingsScreen(EntryTableScreen):
         self._show_live()
 
     def _show_live(self) -> None:
-        """Worker thread: keep the findings whose entry is still active or held (an entry
-        quarantined, rejected or erased since the scan is no longer a finding to act on)."""
-        statuses = self.app.session.statuses(sorted({f["memory_id"] for f in self.found}))
-        self.rows = [{**f, "status": statuses.get(f["memory_id"], "gone")} for f in self.found
-                     if _still_to_act_on(f["rule"], statuses.get(f["memory_id"]))]
+        """Worker thread: keep the findings still to act on (session.still_to_act_on: an entry
+        quarantined, rejected or erased since the scan is no longer one, but for personal
+        data without a subject, which only erasure takes)."""
+        self.rows = self.app.session.live_findings(self.found)
         gone = len(self.found) - len(self.rows)
         summary = Text(f"{len(self.rows)} findings: ")
         for severity in ("high", "medium", "low"):
