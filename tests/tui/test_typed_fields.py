@@ -85,3 +85,21 @@ def test_findings_keep_personal_data_without_a_subject_until_it_is_erased():
         == [True, True, True, True, True, True, False, False]
     assert [_still_to_act_on("secret.value", s) for s in ("active", "held", "quarantined", "rejected")] \
         == [True, True, False, False]
+
+
+def test_a_scoped_erasure_screen_previews_nothing_the_erasure_would_contradict(tmp_path):
+    """Erasure works on the whole store: under --scope the screen says so instead of a preview
+    of the scoped part (which offered e, then was refused, and counted less than the CLI)."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store, scope="user:42")
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("7", *"user:42", "enter")
+            pane = app.screen.query_one("#certificate")
+            await until(pilot, lambda: "erasure works on the whole store" in str(pane.render()),
+                        what="the refusal to preview")
+            assert not app.screen.query_one("#preview").display
+            assert app.screen.check_action("erase", ()) is not True
+    run(main())

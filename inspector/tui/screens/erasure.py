@@ -163,6 +163,14 @@ class ErasureScreen(InspectorScreen):
 
     @work(thread=True, exclusive=True, group="erase-preview")
     def _plan_preview(self, subject: str) -> None:
+        if self.app.session.scope is not None:
+            # A scoped view sees part of what an erasure takes (it works on the whole store):
+            # no preview that the erasure would then contradict.
+            self._plan = None
+            self.app.call_from_thread(self._nothing, subject, (
+                "erasure works on the whole store, and this view is scoped: open the store "
+                "without --scope to preview and erase this subject; nothing previewed"))
+            return
         try:
             plan = plan_action(self.app.session, "erase", [], subject)
         except InspectorError as error:
