@@ -6,7 +6,7 @@ too; secret values masked unless --reveal-secrets)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -141,8 +141,8 @@ def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", m
 
 @app.command()
 def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Check every digest and link of the chain."),
-          expect_head: Optional[str] = typer.Option(None, "--expect-head", metavar="SEQ:HASH",
-                                                    help="Check that the line at SEQ still has HASH."),
+          expect_heads: Optional[List[str]] = typer.Option(None, "--expect-head", metavar="SEQ:HASH",
+                                                           help="Check that the line at SEQ still has HASH."),
           log: bool = typer.Option(False, "--log", help="List the events: who did what, when, to "
                                                         "which entry, in which batch, why."),
           since: Optional[str] = typer.Option(None, "--since", metavar="T",
@@ -155,17 +155,19 @@ def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Chec
     """The log's head and counts; --verify checks the chain line by line; --log lists the events."""
     def go():
         refuse_scope(scope, "audit")
+        expect_head = _one_head(expect_heads)
         if log:
-            return _audit_log(store, since, until, memory, as_json, wide, verify or expect_head)
+            return _audit_log(store, since, until, memory, as_json, wide,
+                              verify or expect_head is not None)
         if since or until or memory:
             raise BadInput("--since, --until and --memory filter the event list: add --log")
         paths = store_paths(store)
-        if expect_head:
+        if expect_head is not None:
             try:
                 audit_mod.parse_head(expect_head)
             except ValueError as exc:
                 raise BadInput(f"--expect-head: {exc}") from None
-        if verify or expect_head:
+        if verify or expect_head is not None:
             if settle_if_idle(paths):     # a crashed erasure: the log is checked as it ends
                 output.say(f"note: {paths.root}: settled an erasure that was interrupted (finished or "
                     "undone, as the log says)")
@@ -188,6 +190,15 @@ def _discard_view(paths) -> None:
         output.say(f"note: {paths.root}: the view of the log (.inspector/) could not be deleted "
                    f"({failed.strerror or failed}); other commands may answer from it rather than from the "
                    "log as it is now: delete it where the store can be written")
+
+
+def _one_head(heads: Optional[List[str]]) -> Optional[str]:
+    """The one --expect-head given: a second would silently replace the first (the last wins),
+    so a head that is checked could be a different one from the head the caller meant."""
+    if heads and len(heads) > 1:
+        raise BadInput(f"--expect-head is given {len(heads)} times: give one SEQ:HASH (run "
+                       "`inspector audit` once per head to check several)")
+    return heads[0] if heads else None
 
 
 def _audit_log(store: Path, since: Optional[str], until: Optional[str], memory: Optional[str],

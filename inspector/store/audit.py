@@ -8,6 +8,7 @@ matches the digest that event recorded.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -216,14 +217,21 @@ def finish(walk: _Walk, expect_head: str | None) -> None:
     last = walk.expected - 1
     if last:
         report.head = f"{last}:{walk.hashes.get(last, '')}"
-    if expect_head:
+    if expect_head is not None:       # '' is a head left unset: refused, never skipped
         _check_head(walk, expect_head, last)
+
+
+# ASCII digits only: str.isdigit() and int() also take '٦' and '６' as 6.
+_SEQ_TEXT = re.compile(r"[0-9]+")
 
 
 def parse_head(text: str) -> tuple[int, str]:
     seq, _, digest = text.partition(":")
-    if not seq.isdigit() or not is_hex64(digest):
-        raise ValueError(f"{text!r} is not SEQ:HASH (e.g. 412:9f3c…, 64 hex digits)")
+    if not _SEQ_TEXT.fullmatch(seq) or not is_hex64(digest):
+        raise ValueError(f"{text!r} is not SEQ:HASH (e.g. 412:9f3c…, ASCII digits, 64 hex digits)")
+    if int(seq) < 1:
+        raise ValueError(f"{text!r} names seq {int(seq)}, but seqs start at 1: give the head "
+                         "an earlier `inspector audit` printed")
     return int(seq), digest
 
 

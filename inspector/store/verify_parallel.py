@@ -337,7 +337,7 @@ def verify(paths: StorePaths, expect_head: str | None = None, *, workers: int | 
     tail = whole_tail(paths.log)
     report.torn_bytes = len(tail.torn)
     want = None
-    if expect_head:
+    if expect_head is not None:
         try:
             want = parse_head(expect_head)[0]
         except ValueError:

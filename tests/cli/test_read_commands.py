@@ -183,6 +183,39 @@ def test_audit_summary_and_verify(sample):
     assert (bad.code, bad.json["first_bad_seq"]) == (1, 6)
 
 
+MOVED_CITY_HEAD = "6:5e1ff371e549b125e17306ac4d2778f113e6eab48f98f2ff6d21d98120e40c15"
+HASH = MOVED_CITY_HEAD.split(":")[1]
+
+
+@pytest.mark.parametrize("head, error", [
+    ("", "error: --expect-head: '' is not SEQ:HASH (e.g. 412:9f3c…, ASCII digits, 64 hex digits)"),
+    ("\u0666:" + HASH, f"error: --expect-head: '\u0666:{HASH}' is not SEQ:HASH (e.g. 412:9f3c…, "
+                       "ASCII digits, 64 hex digits)"),
+    ("\uff16:" + HASH, f"error: --expect-head: '\uff16:{HASH}' is not SEQ:HASH (e.g. 412:9f3c…, "
+                       "ASCII digits, 64 hex digits)"),
+    ("0:" + HASH, f"error: --expect-head: '0:{HASH}' names seq 0, but seqs start at 1: give the "
+                  "head an earlier `inspector audit` printed"),
+])
+def test_expect_head_that_names_no_line_is_refused_not_skipped(sample, head, error):
+    # '' (a CI variable never set) used to verify nothing and exit 0; '٦' and '６' were taken
+    # as seq 6; seq 0 was reported as a line whose hash differs.
+    store = sample("moved-city")
+    for args in (("--verify", "--expect-head", head), ("--expect-head", head)):
+        result = inspector("audit", store, *args, "--json")
+        assert (result.code, result.stdout, result.stderr) == (2, "", error + "\n")
+    good = inspector("audit", store, "--verify", "--expect-head", MOVED_CITY_HEAD, "--json")
+    assert (good.code, good.json["ok"], good.json["head"]) == (0, True, MOVED_CITY_HEAD)
+
+
+def test_expect_head_given_twice_is_refused(sample):
+    # The last one used to win: a good head followed by '' checked nothing.
+    result = inspector("audit", sample("moved-city"), "--verify", "--expect-head",
+                       MOVED_CITY_HEAD, "--expect-head", "")
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == ("error: --expect-head is given 2 times: give one SEQ:HASH (run "
+                             "`inspector audit` once per head to check several)\n")
+
+
 def test_human_output_shows_hostile_text_literally_and_inert(sample):
     result = inspector("show", sample("branch-contamination"), "M10", subprocess_run=True)
     assert result.code == 0
