@@ -18,6 +18,7 @@ import typer
 
 from ..store.errors import BadInput, InspectorError
 from ..store.load import Store
+from ..store.logfile import set_warning_printer
 from ..store.model import is_rfc3339, parse_time
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -28,6 +29,13 @@ SCOPE = typer.Option(None, "--scope", metavar="S",
                      help="Hard filter: load and show only entries inside scope S and its sub-scopes.")
 NO_SCOPE = typer.Option(None, "--scope", hidden=True)
 OPERATOR = typer.Option(None, "--operator", help="Who acts (else $INSPECTOR_OPERATOR, else login).")
+
+def _say_warning(text: str) -> None:
+    from .lines import say
+    say(text)
+
+
+set_warning_printer(_say_warning)     # a store path reaches the terminal sanitized, on one line
 
 OPERATOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]*")
 T = TypeVar("T")

@@ -7,17 +7,40 @@ str.splitlines() would treat as line breaks.
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .errors import BadInput
 
 LOG_NAME = "events.jsonl"
 _warned: set[str] = set()
 _warn_lock = threading.Lock()
+
+
+def _escaped_line(text: str) -> str:
+    """Without a front end's sanitizer: every unprintable character as a visible escape."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+# How the exposure warning reaches stderr. The core has no sanitizer of its own (a store path
+# can hold ESC or a newline); the command line installs its one-line printer (`lines.say`).
+_print_warning: Callable[[str], None] = lambda text: sys.stderr.write(_escaped_line(text) + "\n")
+
+
+def shell_path(path: str | os.PathLike) -> str:
+    """`path` as one shell word a user can paste: quoted, and never read as an option."""
+    text = os.fspath(path)
+    return shlex.quote("./" + text if text.startswith("-") else text)
+
+
+def set_warning_printer(printer: Callable[[str], None]) -> None:
+    global _print_warning
+    _print_warning = printer
 
 
 @dataclass(frozen=True)
@@ -63,7 +86,7 @@ def exposure_warning(paths: StorePaths) -> str | None:
     mode = stat.S_IMODE(exposed[0].stat().st_mode)
     can = " and ".join(word for word, bits in (("read", 0o044), ("written", 0o022)) if mode & bits)
     return (f"warning: {exposed[0]} can be {can} by group or others (mode {oct(mode)}); it holds "
-            f"personal data: run `chmod -R go-rwx {paths.root}`")
+            f"personal data: run `chmod -R go-rwx {shell_path(paths.root)}`")
 
 
 def check_writable(paths: StorePaths) -> None:
@@ -85,7 +108,7 @@ def check_writable(paths: StorePaths) -> None:
     if mode & 0o022:
         raise BadInput(f"{paths.root} can be written by group or others (mode {oct(mode)}), so "
                        "another account could plant files in it; refusing to write (nothing was "
-                       f"written): run chmod 700 {paths.root}")
+                       f"written): run `chmod 700 {shell_path(paths.root)}`")
 
 
 def warn_once(paths: StorePaths) -> str | None:
@@ -95,7 +118,7 @@ def warn_once(paths: StorePaths) -> str | None:
     with _warn_lock:
         if warning and key not in _warned:
             _warned.add(key)
-            sys.stderr.write(warning + "\n")
+            _print_warning(warning)
     return warning
 
 

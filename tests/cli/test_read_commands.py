@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -169,6 +171,26 @@ def test_a_store_others_can_read_gets_one_warning(sample):
     result = inspector("beliefs", store, "--json")
     assert result.code == 0
     assert result.stderr.count("can be read by group or others") == 1
+
+
+@pytest.mark.parametrize("name, shown, command", [
+    ("esc\x1b]0;PWNED\x07", "esc\\x1b]0;PWNED\\x07", "'esc\\x1b]0;PWNED\\x07'"),
+    ("two\nlines", "two\\nlines", "'two\\nlines'"),
+    ("my store", "my store", "'my store'"),
+    ("-rf", "-rf", "./-rf"),
+])
+def test_exposure_warning_shows_the_path_inert_and_quotes_the_command(tmp_path, name, shown, command):
+    # The warning used to write the path raw (an OSC title sequence reached the terminal, a
+    # newline split the line) and suggest `chmod -R go-rwx my store`, two words to the shell.
+    store = tmp_path / name
+    shutil.copytree(Path(__file__).parents[2] / "sample_stores" / "moved-city", store,
+                    ignore=shutil.ignore_patterns(".lock", ".inspector"))
+    store.chmod(0o755)
+    result = subprocess.run([sys.executable, "-m", "inspector", "beliefs", "--json", "--", name],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (f"warning: {shown} can be read by group or others (mode 0o755); it "
+                             f"holds personal data: run `chmod -R go-rwx {command}`\n")
 
 
 def test_audit_summary_and_verify(sample):
