@@ -9,7 +9,7 @@ import typer
 
 from ..store import ingest as ingest_mod
 from ..store.append import init_store
-from ..store.logfile import store_paths
+from ..store.logfile import store_paths, warn_once
 from . import jsonout
 from .common import JSON, NO_SCOPE, app, refuse_scope, run
 from .lines import print_ingest, say
@@ -20,8 +20,9 @@ def init(store: Path = typer.Argument(..., help="Directory to create."), scope: 
     """Create an empty store (directory 0700, log 0600)."""
     def go():
         refuse_scope(scope, "init")
-        init_store(store)
+        paths = init_store(store)
         say(f"created store {store}")
+        warn_once(paths)        # a directory that held other files keeps its mode
     run(go)
 
 

@@ -17,18 +17,22 @@ from .contract import is_unicode
 from .errors import BadInput, WriteFailed
 from .batches import whole_tail
 from .logfile import LOG_NAME, StorePaths, last_line
-from .files import FILE_MODE, failure, make_dir, write_all, write_file, _hook
+from .files import DIR_MODE, FILE_MODE, failure, make_dir, write_all, write_file, _hook
 from .model import now_text
 from .recovery import settle_certificates
 
 def init_store(root: str | os.PathLike) -> StorePaths:
-    """Create an empty store: the directory 0700 and an empty log 0600."""
+    """Create an empty store: the directory 0700 and an empty log 0600. A directory that
+    already holds other files keeps its mode (the command line warns when others can read it)."""
     paths = StorePaths(Path(root))
     if paths.log.exists():
         raise BadInput(f"{paths.root} is already a store ({LOG_NAME} exists); nothing was changed")
     if paths.root.exists() and not paths.root.is_dir():
         raise BadInput(f"{paths.root} exists and is not a directory; choose another path")
+    fresh = not paths.root.exists() or not any(os.scandir(paths.root))
     make_dir(paths.root)
+    if fresh:   # an empty directory becomes the store, private as a new one (mkdir kept 0755)
+        os.chmod(paths.root, DIR_MODE)
     write_file(paths.log, b"")
     return paths
 

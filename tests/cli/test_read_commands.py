@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -157,6 +158,28 @@ def test_a_time_of_the_right_form_that_is_no_real_time_is_a_one_line_error(sampl
     assert bad.code == 2
     assert bad.stderr == (f"error: --as-of: '{moment}' is no real time whose UTC lies in the "
                           "years 0001-9999; write e.g. 2025-03-01T04:06:55Z\n")
+
+
+def test_init_makes_an_existing_empty_directory_private(tmp_path):
+    # It kept 0755 silently, and every later command then warned about the store it made.
+    store = tmp_path / "store"
+    store.mkdir(mode=0o755)
+    store.chmod(0o755)
+    result = inspector("init", store)
+    assert (result.code, result.stderr) == (0, f"created store {store}\n")
+    assert (stat.S_IMODE(store.stat().st_mode), stat.S_IMODE((store / "events.jsonl").stat().st_mode)) == (0o700, 0o600)
+
+
+def test_init_in_a_directory_holding_other_files_keeps_its_mode_and_says_so(tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    store.chmod(0o755)
+    (store / "notes.txt").write_text("mine")
+    result = inspector("init", store)
+    assert result.code == 0
+    assert result.stderr == (f"created store {store}\nwarning: {store} can be read by group or others "
+                             f"(mode 0o755); it holds personal data: run `chmod -R go-rwx {store}`\n")
+    assert stat.S_IMODE(store.stat().st_mode) == 0o755
 
 
 def test_not_a_store(tmp_path):
