@@ -71,11 +71,20 @@ def main() -> None:
     except streams.OutputFailed as failed:
         raise SystemExit(streams.finish(failed)) from None
     except OSError as exc:
+        from .common import os_error_line
         from .lines import say
-        where = f"{exc.filename}: " if exc.filename else ""
-        say(f"error: {where}{exc.strerror or exc}; nothing more was done: fix that and run "
-            "`inspector audit --verify STORE` before writing again")
+        say(os_error_line(exc, "write" if command in WRITERS else "read",
+                          _store_argument(sys.argv[2:])))
         raise SystemExit(2) from None
+
+
+def _store_argument(args: list[str]) -> str | None:
+    """The command's first positional argument, which is its STORE, when no option precedes it."""
+    return args[0] if args and not args[0].startswith("-") else None
+
+
+# The commands that may have written to a store when an OSError reaches `main`.
+WRITERS = frozenset(c for c, m in COMMANDS.items() if m == "actions") | {"ingest"}
 
 
 def _undecodable(args: list[str]) -> str | None:

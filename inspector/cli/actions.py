@@ -84,7 +84,7 @@ def _command(action: Action):
                 plan = action.apply(store, plan)
             doc = plan.as_json(kw["dry_run"])
             jsonout.print_json(doc) if kw["as_json"] else PRINTERS[action.document](doc)
-        run(go)
+        run(go, kw["store"], "read" if kw["dry_run"] else "write")
 
     command.__signature__ = inspect.Signature(_parameters(action))
     command.__name__ = action.name

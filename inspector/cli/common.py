@@ -56,14 +56,40 @@ def lazy(name: str) -> ModuleType:
     return module
 
 
-def run(fn: Callable[[], T]) -> T:
-    """Run a command's body: an InspectorError becomes its one line and exit code."""
+def run(fn: Callable[[], T], store=None, kind: str = "read") -> T:
+    """Run a command's body: an InspectorError becomes its one line and exit code; so does an
+    operating-system error nobody foresaw (exit 2), naming its path, else `store`, and saying
+    what to do for a command of `kind`: "read", "write" (to an existing store) or "create"."""
     try:
         return fn()
     except InspectorError as error:
         from .lines import say
         say(f"error: {error}")
         raise typer.Exit(error.exit_code)
+    except OSError as error:
+        from .lines import say
+        say(os_error_line(error, kind, store))
+        raise typer.Exit(2) from None
+
+
+def os_error_line(error: OSError, kind: str, store) -> str:
+    """The one line of an OSError: the path it names (else the store), what the system said,
+    and what to do: after a failed write to a store, check its log before writing again."""
+    from ..store.logfile import shell_path
+    path = error.filename if error.filename not in (None, "") else store
+    where = f"{path}: " if path not in (None, "") else ""
+    if error.filename2:
+        where = f"{where}{error.filename2}: "
+    what = f"error: {where}{error.strerror or error}"
+    if kind == "create":
+        return f"{what}; the store was not created there: fix that or choose another path"
+    if kind == "write" and store not in (None, ""):
+        return (f"{what}; nothing more was done: fix that and run `inspector audit --verify "
+                f"{shell_path(store)}` before writing to the store again")
+    if kind == "write":
+        return (f"{what}; nothing more was done: fix that and run `inspector audit --verify` "
+                "on the store before writing to it again")
+    return f"{what}; fix that and run the command again"
 
 
 def refuse_scope(scope: Optional[str], command: str) -> None:

@@ -31,12 +31,12 @@ def _say(line: str) -> None:
 
 
 def _run(scope: Optional[str], as_json: bool, work: Callable[[], dict],
-         headline: Callable[[dict], str]) -> None:
+         headline: Callable[[dict], str], store: Path) -> None:
     """Refuse --scope, run the import, print its summary; an InspectorError is one line."""
     def go() -> dict:
         refuse_scope(scope, "import")
         return work()
-    doc = run(go)
+    doc = run(go, store, "create")
     if as_json:
         jsonout.print_json(doc)
     else:
@@ -74,7 +74,7 @@ def mem0(history_db: Path = typer.Argument(..., metavar="HISTORY_DB",
     """A mem0 history.db: each memory one entry, each history row one event, times kept."""
     from ..importers.mem0 import import_mem0
     _run(scope, as_json, lambda: import_mem0(history_db, store, skip_bad_rows=skip_bad_rows),
-         _mem0_headline)
+         _mem0_headline, store)
 
 
 @import_app.command("langgraph")
@@ -90,7 +90,7 @@ def langgraph(sqlite: Path = typer.Argument(..., metavar="SQLITE",
     from ..importers.langgraph import import_langgraph
     _run(scope, as_json,
          lambda: import_langgraph(sqlite, store, kind=kind, skip_bad_rows=skip_bad_rows),
-         _langgraph_headline)
+         _langgraph_headline, store)
 
 
 app.add_typer(import_app, name="import", help="Import a store of another memory system.")

@@ -32,7 +32,7 @@ def show(store: Path, as_json: bool = JSON, scope: Optional[str] = NO_SCOPE):
             [output.cell(r["entity"]), output.cell(r["attribute"]),
              output.cell(", ".join(r["writers"])), str(r.get("min_authority", "–"))]
             for r in doc["protect"]])
-    run(go)
+    run(go, store)
 
 
 app.add_typer(policy_app, name="policy", help="The key policy: which sources may write which keys.")

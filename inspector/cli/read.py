@@ -62,7 +62,7 @@ def beliefs(store: Path, context: Optional[str] = typer.Option(None, "--context"
         rows = list(rows)
         doc = {"beliefs": rows, **rest}
         output.print_beliefs(doc, display(loaded.con, [r["memory_id"] for r in rows], wide, reveal_secrets))
-    run(go)
+    run(go, store)
 
 
 @app.command()
@@ -76,7 +76,7 @@ def show(store: Path, memory_id: str = typer.Argument(..., metavar="ID"), as_jso
             return jsonout.print_json(doc)
         ids = [memory_id] + [r["memory_id"] for r in doc["rivals"]]
         output.print_show(doc, display(loaded.con, ids, wide, reveal_secrets))
-    run(go)
+    run(go, store)
 
 
 @app.command()
@@ -87,7 +87,7 @@ def held(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, wide: 
         loaded = open_store(store, scope)
         doc = {"held": capped(loaded.con, lambda: entries.held(loaded.con))}
         jsonout.print_json(doc) if as_json else output.print_held(doc, output.Display(wide, reveal_secrets))
-    run(go)
+    run(go, store)
 
 
 @app.command()
@@ -100,7 +100,7 @@ def conflicts(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, w
         if as_json:
             return jsonout.print_json_list("conflicts", found, {})
         output.print_conflicts({"conflicts": list(found)}, output.Display(wide))
-    run(go)
+    run(go, store)
 
 
 @app.command()
@@ -112,7 +112,7 @@ def lineage(store: Path, memory_id: str = typer.Argument(..., metavar="ID"), as_
         entries.require(loaded.con, memory_id, where(loaded))
         doc = capped(loaded.con, lambda: lineage_mod.lineage(loaded.con, memory_id).as_json())
         jsonout.print_json(doc) if as_json else output.print_lineage(doc)
-    run(go)
+    run(go, store)
 
 
 @app.command()
@@ -136,7 +136,7 @@ def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", m
             output.print_findings(shown, output.Display(wide, reveal_secrets))
         if fail_on and scan_mod.at_or_above(findings, fail_on):
             raise typer.Exit(1)
-    run(go)
+    run(go, store)
 
 
 @app.command()
@@ -179,7 +179,7 @@ def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Chec
         jsonout.print_json(doc) if as_json else output.print_audit(doc)
         if doc["ok"] is False:
             raise typer.Exit(1)
-    run(go)
+    run(go, store)
 
 
 def _discard_view(paths) -> None:
@@ -241,7 +241,7 @@ def diff(store: Path,
             return jsonout.print_json(doc)
         ids = [side["memory_id"] for c in doc["changes"] for side in (c["before"], c["after"]) if side]
         output.print_diff(doc, display(loaded.con, ids, wide, reveal_secrets))
-    run(go)
+    run(go, store)
 
 
 @app.command()
@@ -251,7 +251,7 @@ def report(store: Path,
            until: Optional[str] = typer.Option(None, "--until", metavar="T",
                                                help="End of the window (default: now)."),
            fmt: str = typer.Option("html", "--format", metavar="html|md", help="html (default) or md."),
-           out: Optional[Path] = typer.Option(None, "--out", metavar="FILE",
+           out: Optional[str] = typer.Option(None, "--out", metavar="FILE",
                                               help="Write here instead of <store>/reports/ (erasure "
                                                    "will not find it there)."),
            as_json: bool = JSON, scope: Optional[str] = NO_SCOPE):
@@ -260,10 +260,13 @@ def report(store: Path,
         from .. import report as report_mod
         refuse_scope(scope, "report")
         t1, t2 = time_option(since, "--since"), time_option(until, "--until")
-        written = report_mod.write(open_store(store), t1, t2, fmt, out)
+        if out == "":           # Path("") is ".", which names no file
+            raise BadInput("--out '' names no file: give the path of a new file, or leave --out "
+                           "out to write under the store's reports/")
+        written = report_mod.write(open_store(store), t1, t2, fmt, None if out is None else Path(out))
         doc = written.as_json()
         jsonout.print_json(doc) if as_json else output.print_report(doc, written.in_reach)
         if as_json and not written.in_reach:
             output.say(f"note: {doc['path']} is outside the store's reports/ directory: erasure "
                        "will not find or delete it; keep it as carefully as the store")
-    run(go)
+    run(go, store)

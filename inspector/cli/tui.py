@@ -30,7 +30,7 @@ def open_tui(store: Path, scope: Optional[str] = SCOPE,
         app_.run()
         if app_.return_code:
             raise typer.Exit(app_.return_code)
-    run(go)
+    run(go, store)
 
 
 @app.command()

@@ -23,7 +23,7 @@ def init(store: Path = typer.Argument(..., help="Directory to create."), scope: 
         paths = init_store(store)
         say(f"created store {store}")
         warn_once(paths)        # a directory that held other files keeps its mode
-    run(go)
+    run(go, store, "create")
 
 
 @app.command()
@@ -43,4 +43,4 @@ def ingest(store: Path, feed: Path = typer.Argument(..., metavar="FILE", help="E
             print_ingest(result)
         if refused:
             raise result.refusal()
-    run(go)
+    run(go, store, "write")

@@ -29,6 +29,9 @@ def init_store(root: str | os.PathLike) -> StorePaths:
         raise BadInput(f"{paths.root} is already a store ({LOG_NAME} exists); nothing was changed")
     if paths.root.exists() and not paths.root.is_dir():
         raise BadInput(f"{paths.root} exists and is not a directory; choose another path")
+    if paths.root.is_symlink() and not paths.root.exists():
+        raise BadInput(f"{paths.root} is a symbolic link to {os.readlink(paths.root)}, which does "
+                       "not exist; give the store's real path, or create that directory first")
     fresh = not paths.root.exists() or not any(os.scandir(paths.root))
     make_dir(paths.root)
     if fresh:   # an empty directory becomes the store, private as a new one (mkdir kept 0755)

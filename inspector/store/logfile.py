@@ -72,9 +72,13 @@ def store_paths(root: str | os.PathLike) -> StorePaths:
     """The paths of an existing store; BadInput when `root` is not one."""
     paths = StorePaths(Path(root))
     if not paths.root.is_dir():
-        raise BadInput(f"{paths.root} is not a store directory; create one with `inspector init {paths.root}`")
+        raise BadInput(f"{paths.root} is not a store directory; create one with `inspector init {shell_path(paths.root)}`")
     if not paths.log.is_file():
-        raise BadInput(f"{paths.root} has no {LOG_NAME}; create a store with `inspector init {paths.root}`")
+        if os.path.lexists(paths.log) and not paths.log.is_symlink():
+            raise BadInput(f"{paths.log} is not a regular file (a FIFO, a device or a directory); "
+                           "a store's log must be one: put the real events.jsonl back")
+        raise BadInput(f"{paths.root} has no {LOG_NAME}; create a store with "
+                       f"`inspector init {shell_path(paths.root)}`")
     return paths
 
 
@@ -104,6 +108,9 @@ def check_writable(paths: StorePaths) -> None:
                            "refusing to write (nothing was written)")
         if path == paths.log and not stat.S_ISREG(st.st_mode):
             raise BadInput(f"{path} is not a regular file; refusing to write (nothing was written)")
+        if path == paths.lock and not stat.S_ISREG(st.st_mode):
+            raise BadInput(f"{path} is not a regular file, so no writer can lock the store: "
+                           "remove it (a writer makes a new one); nothing was written")
     mode = stat.S_IMODE(os.stat(paths.root).st_mode)
     if mode & 0o022:
         raise BadInput(f"{paths.root} can be written by group or others (mode {oct(mode)}), so "

@@ -102,6 +102,10 @@ def write_in_store(paths: StorePaths, name: str, data: bytes) -> Path:
         return write_new(reports_dir(paths), name, data)
     except FileExistsError:
         raise BadInput(f"{reports_dir(paths) / name} already exists; run the report again") from None
+    except OSError as exc:      # a read-only store, a full disk: the store's log is untouched
+        raise BadInput(f"{reports_dir(paths)}: cannot write the report there: "
+                       f"{exc.strerror or exc}; fix that or give --out FILE elsewhere (no report "
+                       "was written)") from None
 
 
 def write_elsewhere(path: Path, data: bytes) -> Path:
@@ -112,6 +116,9 @@ def write_elsewhere(path: Path, data: bytes) -> Path:
         write_file(path, data)
     except FileExistsError:
         raise BadInput(f"--out {path} already exists (or is a link); choose a new file name") from None
+    except OSError as exc:      # /proc, a read-only or full file system: the store is untouched
+        raise BadInput(f"--out {path}: cannot write it there: {exc.strerror or exc}; choose "
+                       "another file (no report was written)") from None
     return path
 
 

@@ -26,7 +26,8 @@ def plan_revert(action: "Action", store: Store, request: Request) -> Plan:
     check_reason(request)
     batch = request.batch
     if not batch:
-        raise BadInput("revert needs the batch to undo: --batch BATCH (see `inspector audit`)")
+        raise BadInput("revert needs the batch to undo: `inspector revert STORE BATCH --reason R` "
+                       "(`inspector audit --log` lists the batch ids)")
     events = store.con.execute(sql("revert_batch_events"), {"batch": batch}).fetchall()
     if not events:
         raise BadInput(f"no batch {batch!r} in {store.root}; nothing written")
