@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from pathlib import Path
 
 from . import jsonsafe
@@ -16,7 +17,7 @@ from .chain import GENESIS, line_bytes, new_salt, seal_after
 from .contract import is_unicode
 from .errors import BadInput, WriteFailed
 from .batches import whole_tail
-from .logfile import LOG_NAME, StorePaths, last_line
+from .logfile import LOG_NAME, StorePaths, last_line, say_line
 from .files import DIR_MODE, FILE_MODE, failure, make_dir, write_all, write_file, _hook
 from .model import now_text
 from .recovery import settle_certificates
@@ -50,6 +51,27 @@ def event_draft(op: str, memory_id: str, actor: str, *, before=None, after=None,
 WRITE_CHUNK = 1 << 16     # a crash can fall between chunks: readers set a partial batch aside
 
 
+LOCK_NOTICE_AFTER = 1.0      # seconds a writer waits for the lock before it says so
+
+
+def wait_for_lock(fd: int, lock: Path) -> None:
+    """Take the exclusive lock on `fd`. When another writer holds it for more than a second, say
+    so once and keep waiting: a writer legitimately holds it for as long as its work takes (an
+    erasure rewriting a large log, a big ingest), so a time limit would fail good commands,
+    while the line tells the person why nothing happens (ctrl-c stops this one unwritten)."""
+    deadline = time.monotonic() + LOCK_NOTICE_AFTER
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+    say_line(f"waiting for {lock} (another writer holds it)…")
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
 class LogWriter:
     """Holds the store's lock; `append()` chains and writes events. Use as a context manager."""
 
@@ -63,7 +85,7 @@ class LogWriter:
         from .logfile import check_writable
         check_writable(self.paths)          # no links, no group/other-writable store (DESIGN §6)
         self._lock_fd = os.open(self.paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
-        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        wait_for_lock(self._lock_fd, self.paths.lock)
         try:
             try:
                 settle_certificates(self.paths)

@@ -27,9 +27,10 @@ def _escaped_line(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-# How the exposure warning reaches stderr. The core has no sanitizer of its own (a store path
-# can hold ESC or a newline); the command line installs its one-line printer (`lines.say`).
-_print_warning: Callable[[str], None] = lambda text: sys.stderr.write(_escaped_line(text) + "\n")
+# How the core's few lines for a person (the exposure warning, a wait for the lock) reach
+# stderr. The core has no sanitizer of its own (a store path can hold ESC or a newline); the
+# command line installs its one-line printer (`lines.say`).
+_print_line: Callable[[str], None] = lambda text: sys.stderr.write(_escaped_line(text) + "\n")
 
 
 def shell_path(path: str | os.PathLike) -> str:
@@ -39,8 +40,13 @@ def shell_path(path: str | os.PathLike) -> str:
 
 
 def set_warning_printer(printer: Callable[[str], None]) -> None:
-    global _print_warning
-    _print_warning = printer
+    global _print_line
+    _print_line = printer
+
+
+def say_line(text: str) -> None:
+    """One line for the person waiting, through the printer the front end installed."""
+    _print_line(text)
 
 
 @dataclass(frozen=True)
@@ -125,7 +131,7 @@ def warn_once(paths: StorePaths) -> str | None:
     with _warn_lock:
         if warning and key not in _warned:
             _warned.add(key)
-            _print_warning(warning)
+            _print_line(warning)
     return warning
 
 

@@ -5,8 +5,11 @@ the word STORE) and what to do; the exit code is 2; nothing is written."""
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -125,3 +128,23 @@ def test_an_os_error_of_a_read_command_does_not_call_for_an_audit(sample, monkey
     assert result.code == 2
     assert result.stderr == ("error: /x/events.jsonl: Permission denied; fix that and run the "
                              "command again\n")
+
+
+def test_a_writer_waiting_for_the_lock_says_so_once_then_writes(sample):
+    # It waited silently, for ever as far as the person could tell.
+    store = sample("branch-contamination")
+    events_before = len(log_bytes(store).splitlines())
+    fd = os.open(store / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)              # another writer (its own open file description)
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", "quarantine", str(store), "M1",
+                             "--no-cascade", "--reason", "INC-7", "--operator", "alice"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(3.0)
+        assert proc.poll() is None              # still waiting, not failed
+    finally:
+        os.close(fd)                            # the other writer is done
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert err == f"waiting for {store / '.lock'} (another writer holds it)…\n"
+    assert len(log_bytes(store).splitlines()) == events_before + 1
