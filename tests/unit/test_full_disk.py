@@ -137,5 +137,5 @@ def test_an_os_error_nobody_foresaw_is_one_line_not_a_traceback(monkeypatch, cap
         cli.main()
     assert caught.value.code == 2
     assert capsys.readouterr().err == ("error: /srv/store/events.jsonl: Permission denied; nothing more was "
-                                       "done: fix that and run `inspector audit --verify STORE` before "
-                                       "writing again\n")
+                                       "done: fix that and run `inspector audit --verify /srv/store` before "
+                                       "writing to the store again\n")
