@@ -47,6 +47,17 @@ OPENS_STORE = frozenset(c for c, m in COMMANDS.items() if m in ("read", "actions
 
 
 def main() -> None:
+    """The entry point; ctrl-c at any point of it is one line and exit 130 (see `_main`)."""
+    try:
+        _main()
+    except KeyboardInterrupt:           # before a command's body runs, or after its output
+        from .common import INTERRUPTED, interrupted_line
+        from .lines import say
+        say(interrupted_line())
+        raise SystemExit(INTERRUPTED) from None
+
+
+def _main() -> None:
     """The entry point. Every error a command foresees is its own line (`common.run`); an
     operating-system error nobody foresaw is one line too, never a traceback; so is an output
     that cannot be written (`streams`)."""

@@ -16,6 +16,7 @@ from typing import Callable, Optional, TypeVar
 
 import typer
 
+from ..store.engine import duckdb      # the compiled engine, not the package's wrappers
 from ..store.errors import BadInput, InspectorError
 from ..store.load import Store
 from ..store.logfile import set_warning_printer
@@ -60,6 +61,8 @@ def run(fn: Callable[[], T], store=None, kind: str = "read") -> T:
     """Run a command's body: an InspectorError becomes its one line and exit code; so does an
     operating-system error nobody foresaw (exit 2), naming its path, else `store`, and saying
     what to do for a command of `kind`: "read", "write" (to an existing store) or "create"."""
+    from ..store.commits import WRITTEN
+    WRITTEN.clear()         # what this command writes (a process may run several: tests)
     try:
         return fn()
     except InspectorError as error:
@@ -70,6 +73,39 @@ def run(fn: Callable[[], T], store=None, kind: str = "read") -> T:
         from .lines import say
         say(os_error_line(error, kind, store))
         raise typer.Exit(2) from None
+    except (KeyboardInterrupt, duckdb.InterruptException, RuntimeError) as error:
+        if isinstance(error, RuntimeError) and not interrupted_query(error):
+            raise
+        from .lines import say
+        say(interrupted_line())
+        raise typer.Exit(INTERRUPTED) from None
+
+
+INTERRUPTED = 130       # 128 + SIGINT, as a shell reports a command ctrl-c ended
+
+
+def interrupted_query(error: BaseException) -> bool:
+    """DuckDB 2.0 reports a query that SIGINT stopped as RuntimeError('Query interrupted')."""
+    return isinstance(error, duckdb.InterruptException) or (
+        type(error) is RuntimeError and str(error) == "Query interrupted")
+
+
+def interrupted_line() -> str:
+    """What is true after ctrl-c: what this process wrote (commits.WRITTEN), else nothing."""
+    from ..store.commits import WRITTEN
+    from ..store.logfile import shell_path
+    if not WRITTEN:
+        return "interrupted; nothing was written"
+    last = WRITTEN[-1]
+    if last.kind == "erasure" and last.finished:
+        return (f"interrupted after the erasure was written: certificate {last.ident} "
+                f"({last.root / 'certificates' / (last.ident + '.json')}); "
+                f"`inspector audit --log {shell_path(last.root)}` lists its events")
+    if last.kind == "erasure":
+        return (f"interrupted: the erasure {last.ident} is in the log but not finished; the next "
+                f"command that writes to {last.root} finishes it and writes its certificate")
+    return (f"interrupted after batch {last.ident} ({last.events} events) was written; "
+            f"`inspector audit --log {shell_path(last.root)}` lists it")
 
 
 def os_error_line(error: OSError, kind: str, store) -> str:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from . import jsonsafe
+from .commits import Written, record, uninterrupted
 from .chain import GENESIS, line_bytes, new_salt, seal_after
 from .contract import is_unicode
 from .errors import BadInput, WriteFailed
@@ -151,8 +152,11 @@ class LogWriter:
         for event, line in zip(events, lines):
             _check_utf8(event, line)
         self.set_torn_aside()
-        self._write(b"".join(lines))
-        self.seq, self.prev = events[-1]["seq"], events[-1]["hash"]
+        with uninterrupted():       # a ctrl-c waits until the write is whole and recorded
+            self._write(b"".join(lines))
+            self.seq, self.prev = events[-1]["seq"], events[-1]["hash"]
+            record(Written(self.paths.root, "batch",
+                           events[-1].get("batch") or f"seq {events[0]['seq']}", len(events)))
         return events
 
     def _write(self, data: bytes) -> None:

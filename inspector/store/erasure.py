@@ -25,6 +25,7 @@ from . import gate, reports
 from .actions import Request, check_reason, unchanged
 from .append import LogWriter, event_draft
 from .audit import is_redacted
+from .commits import Written, record, uninterrupted
 from .chain import canonical, line_bytes, seal_after, sha256_hex
 from .detect.text import normalize
 from .files import _hook, failure, fsync_dir, replace_file, write_new
@@ -301,7 +302,8 @@ def apply_erasure(action, store: Store, plan: ErasurePlan) -> ErasurePlan:
         certificate_id = "cert-" + secrets.token_hex(8)
         events, head_after, document = _erase_events(fresh, certificate_id, writer)
         writer.set_torn_aside()             # the rewritten log ends at the last complete line
-        _write(store, fresh, certificate_id, events, document)
+        with uninterrupted():               # a ctrl-c waits until the erasure stands, recorded
+            _write(store, fresh, certificate_id, events, document)
     store.refresh()
     fresh.certificate = document
     return fresh
@@ -324,8 +326,9 @@ def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[di
         _hook("erase:before_certificate")
         os.rename(pending, pending.with_name(f"{certificate_id}.json"))
         fsync_dir(paths.certificates)
+        _record(store, certificate_id, events, "done")
     except OSError as exc:
-        state = _settle(store, certificate_id)
+        state = _settle(store, certificate_id, events)
         if state == "done":
             return                      # only a last fsync failed: recovery finished it at once
         what, fix = failure(exc)
@@ -335,11 +338,16 @@ def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[di
         raise WriteFailed(f"cannot erase: writing to {paths.root} failed ({what}); nothing was "
                           f"changed: {fix} and run erase again") from None
     except BaseException:
-        _settle(store, certificate_id)
+        _settle(store, certificate_id, events)
         raise
 
 
-def _settle(store: Store, certificate_id: str) -> str:
+def _record(store: Store, certificate_id: str, events: list[dict], state: str) -> None:
+    if state != "undone":
+        record(Written(store.paths.root, "erasure", certificate_id, len(events), state == "done"))
+
+
+def _settle(store: Store, certificate_id: str, events: list[dict]) -> str:
     """After a failed write, finish or undo at once as recovery does: "done" (the erasure
     stands, certificate and all), "written" (the log is erased, the rest is left to the next
     writer's recovery) or "undone" (nothing changed)."""
@@ -348,8 +356,11 @@ def _settle(store: Store, certificate_id: str) -> str:
     except OSError:
         pass                                    # the next writer's recovery tries again
     if (store.paths.certificates / f"{certificate_id}.json").exists():
-        return "done"
-    return "written" if log_names(store.paths, certificate_id) else "undone"
+        state = "done"
+    else:
+        state = "written" if log_names(store.paths, certificate_id) else "undone"
+    _record(store, certificate_id, events, state)
+    return state
 
 
 def _erase_events(plan: ErasurePlan, certificate_id: str, writer: LogWriter):

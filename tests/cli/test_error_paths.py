@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -148,3 +149,77 @@ def test_a_writer_waiting_for_the_lock_says_so_once_then_writes(sample):
     assert proc.returncode == 0, err
     assert err == f"waiting for {store / '.lock'} (another writer holds it)…\n"
     assert len(log_bytes(store).splitlines()) == events_before + 1
+
+
+# -- ctrl-c: exit 130 and what is true -------------------------------------------------------
+
+# Runs the command in a child whose crash hook sends this very process SIGINT at one stage of
+# a write, as a terminal's ctrl-c would land there.
+SIGINT_AT = """
+import os, signal, sys
+from inspector.store import files
+stage = sys.argv.pop(1)
+def hook(name):
+    if name == stage:
+        os.kill(os.getpid(), signal.SIGINT)
+files.crash_hook = hook
+sys.argv[0] = "inspector"
+from inspector.cli import main
+main()
+"""
+
+
+def interrupted_at(stage: str, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", SIGINT_AT, stage, *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_ctrl_c_during_an_erasure_waits_for_it_and_names_the_certificate(sample):
+    # It was a traceback ("RuntimeError: Query interrupted"), exit 1, and no certificate id.
+    store = sample("moved-city")
+    result = interrupted_at("erase:after_pending", "erase", store, "--subject", "user:42",
+                            "--reason", "DSR-1", "--operator", "alice")
+    certificates = sorted(p.name for p in (store / "certificates").iterdir())
+    assert (result.returncode, result.stdout, len(certificates)) == (130, "", 1)
+    cert = certificates[0].removesuffix(".json")
+    assert result.stderr == (f"interrupted after the erasure was written: certificate {cert} "
+                             f"({store / 'certificates' / certificates[0]}); `inspector audit "
+                             f"--log {store}` lists its events\n")
+    verify = inspector("audit", store, "--verify", "--json")
+    assert (verify.code, verify.json["ok"], verify.json["events"]) == (0, True, 12)   # 6 + 6 erase
+
+
+def test_ctrl_c_during_an_append_waits_for_it_and_names_the_batch(sample):
+    store = sample("branch-contamination")
+    before = len(log_bytes(store).splitlines())
+    result = interrupted_at("before_write", "quarantine", store, "M1", "--no-cascade",
+                            "--reason", "INC-7", "--operator", "alice")
+    lines = log_bytes(store).splitlines()
+    assert (result.returncode, result.stdout, len(lines)) == (130, "", before + 1)
+    batch = json.loads(lines[-1])["batch"]
+    assert result.stderr == (f"interrupted after batch {batch} (1 events) was written; "
+                             f"`inspector audit --log {store}` lists it\n")
+
+
+def test_ctrl_c_before_anything_is_written_says_so(sample):
+    store = sample("branch-contamination")
+    before = log_bytes(store)
+    code = ("import os, signal\nfrom inspector.store import erasure\nplan = erasure.plan_erasure\n"
+            "def stop(*a, **k):\n    os.kill(os.getpid(), signal.SIGINT)\n    return plan(*a, **k)\n"
+            "erasure.plan_erasure = stop\n")
+    stopped = subprocess.run([sys.executable, "-c", code + SIGINT_AT, "none", "erase", str(store),
+                              "--subject", "agent:427", "--reason", "DSR-1", "--operator", "alice"],
+                             capture_output=True, text=True, timeout=120)
+    assert (stopped.returncode, stopped.stdout, stopped.stderr) == (
+        130, "", "interrupted; nothing was written\n")
+    assert log_bytes(store) == before and not (store / "certificates").exists()
+
+
+def test_a_query_duckdb_interrupted_is_one_line_and_130(sample, monkeypatch):
+    from inspector.cli import read
+
+    def interrupted(*args, **kw):
+        raise RuntimeError("Query interrupted")     # what DuckDB 2.0 raises on SIGINT
+    monkeypatch.setattr(read, "open_store", interrupted)
+    result = inspector("beliefs", sample("moved-city"))
+    assert (result.code, result.stdout, result.stderr) == (130, "", "interrupted; nothing was written\n")
