@@ -55,6 +55,20 @@ def main() -> None:
         from .lines import say
         say(interrupted_line())
         raise SystemExit(INTERRUPTED) from None
+    except Exception as exc:            # MemoryError, or DuckDB's (not imported here for it)
+        if not isinstance(exc, MemoryError) and type(exc).__name__ != "OutOfMemoryException":
+            raise
+        _out_of_memory()
+
+
+def _out_of_memory() -> None:
+    """Out of memory outside a command's body (`common.run` says it inside): one line, exit 2,
+    never exit 1, which `scan --fail-on` and `audit` keep for a check that failed."""
+    from .common import out_of_memory_line
+    from .lines import say
+    command = sys.argv[1] if len(sys.argv) > 1 else None
+    say(out_of_memory_line("write" if command in WRITERS else "read", None))
+    raise SystemExit(2) from None
 
 
 def _main() -> None:

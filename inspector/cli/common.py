@@ -79,6 +79,10 @@ def run(fn: Callable[[], T], store=None, kind: str = "read") -> T:
         from .lines import say
         say(interrupted_line())
         raise typer.Exit(INTERRUPTED) from None
+    except (MemoryError, duckdb.OutOfMemoryException):
+        from .lines import say
+        say(out_of_memory_line(kind, store))
+        raise typer.Exit(2) from None
 
 
 INTERRUPTED = 130       # 128 + SIGINT, as a shell reports a command ctrl-c ended
@@ -106,6 +110,15 @@ def interrupted_line() -> str:
                 f"command that writes to {last.root} finishes it and writes its certificate")
     return (f"interrupted after batch {last.ident} ({last.events} events) was written; "
             f"`inspector audit --log {shell_path(last.root)}` lists it")
+
+
+def out_of_memory_line(kind: str, store) -> str:
+    from ..store.logfile import shell_path
+    what = "error: out of memory; nothing more was done"
+    if kind == "write" and store not in (None, ""):
+        return (f"{what}: run `inspector audit --verify {shell_path(store)}`, then run the "
+                "command again with more memory (or a smaller input)")
+    return f"{what}: run the command again with more memory (or a smaller input)"
 
 
 def os_error_line(error: OSError, kind: str, store) -> str:

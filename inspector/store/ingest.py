@@ -8,6 +8,8 @@ them; known ids are updated (the line's fields replace the current ones). `statu
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from .audit import parse_line
 from .beliefs import at_head
 from .errors import BadInput
 from .load import Store
-from .logfile import StorePaths
+from .logfile import StorePaths, shell_path
 from .model import is_actor, now_utc
 from .queries import sql
 from .detect import batch
@@ -48,12 +50,14 @@ class IngestResult:
                         "(fix the line, or pass --skip-bad-lines to write the others)")
 
 
+# The largest feed one ingest takes. A feed is checked, planned and written as one batch (all
+# or nothing), so it sits in memory whole, parsed: several times its size. Past this, split it.
+MAX_FEED_BYTES = 1 << 30
+
+
 def read_feed(path: Path) -> list[tuple[int, dict | str]]:
     """(line number, entry object or the reason the line is bad) for each non-empty line."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BadInput(f"cannot read feed {path}: {exc.strerror}") from None
+    data = _feed_bytes(path)
     out: list[tuple[int, dict | str]] = []
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
@@ -63,6 +67,33 @@ def read_feed(path: Path) -> list[tuple[int, dict | str]]:
         except (ValueError, UnicodeDecodeError) as exc:
             out.append((number, f"not a JSON object ({exc})"))
     return out
+
+
+def _feed_bytes(path: Path) -> bytes:
+    """The feed's bytes: a regular file or a pipe (`/dev/stdin`, `<(…)`) of at most
+    MAX_FEED_BYTES. A device (/dev/urandom never ends, a terminal waits for typing), a
+    directory or a socket is refused before anything is read."""
+    try:
+        st = os.stat(path)
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            raise BadInput(f"feed {path} is not a regular file or a pipe (a device, a directory "
+                           "or a socket): write the entries to a file and ingest that; nothing "
+                           "was written")
+        if st.st_size > MAX_FEED_BYTES:
+            raise _too_big(path, f"{st.st_size / (1 << 30):.1f} GiB")
+        with open(path, "rb") as f:
+            data = f.read(MAX_FEED_BYTES + 1)
+    except OSError as exc:
+        raise BadInput(f"cannot read feed {path}: {exc.strerror}") from None
+    if len(data) > MAX_FEED_BYTES:        # a pipe that goes on, or a file that grew
+        raise _too_big(path, "more than 1 GiB")
+    return data
+
+
+def _too_big(path: Path, size: str) -> BadInput:
+    return BadInput(f"feed {path} is {size}; one ingest takes at most 1 GiB (the whole feed is "
+                    f"checked and written as one batch, in memory): split it (`split -l 500000 "
+                    f"{shell_path(path)} part-`) and ingest each part; nothing was written")
 
 
 class _Planner:

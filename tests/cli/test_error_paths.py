@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 from clirun import inspector  # noqa: E402
 
@@ -223,3 +225,89 @@ def test_a_query_duckdb_interrupted_is_one_line_and_130(sample, monkeypatch):
     monkeypatch.setattr(read, "open_store", interrupted)
     result = inspector("beliefs", sample("moved-city"))
     assert (result.code, result.stdout, result.stderr) == (130, "", "interrupted; nothing was written\n")
+
+
+# -- memory: one line, exit 2 (never 1, which is a failed check) -------------------------------
+
+def test_duckdb_out_of_memory_in_scan_fail_on_is_exit_2_not_1(sample, monkeypatch):
+    import duckdb
+    from inspector.cli import read
+
+    def out_of_memory(*args, **kw):
+        raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
+    monkeypatch.setattr(read, "open_store", out_of_memory)
+    result = inspector("scan", sample("moved-city"), "--fail-on", "high")
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == ("error: out of memory; nothing more was done: run the command again "
+                             "with more memory (or a smaller input)\n")
+
+
+def test_memory_error_in_ingest_is_one_line(sample, monkeypatch):
+    from inspector.store import ingest as ingest_mod
+
+    def out_of_memory(path):
+        raise MemoryError
+    monkeypatch.setattr(ingest_mod, "read_feed", out_of_memory)
+    store = sample("moved-city")
+    feed = store.parent / "feed.jsonl"
+    feed.write_text("")
+    result = inspector("ingest", store, feed)
+    assert result.code == 2
+    assert result.stderr == (f"error: out of memory; nothing more was done: run `inspector audit "
+                             f"--verify {store}`, then run the command again with more memory (or "
+                             "a smaller input)\n")
+
+
+@pytest.mark.parametrize("device", ["/dev/urandom", "/dev/zero"])
+def test_ingest_refuses_a_device_before_reading_it(sample, device):
+    # /dev/urandom was read for ever, silently; /dev/zero until memory ran out.
+    store = sample("moved-city")
+    before = log_bytes(store)
+    result = inspector("ingest", store, device)
+    assert result.code == 2
+    assert result.stderr == (f"error: feed {device} is not a regular file or a pipe (a device, a "
+                             "directory or a socket): write the entries to a file and ingest "
+                             "that; nothing was written\n")
+    assert log_bytes(store) == before
+
+
+def test_ingest_refuses_a_feed_over_1_gib_before_reading_it(sample):
+    store = sample("moved-city")
+    feed = store.parent / "big.jsonl"
+    with open(feed, "wb") as f:
+        f.truncate((1 << 30) + 1)           # sparse: no disk, no memory
+    result = inspector("ingest", store, feed)
+    assert result.code == 2
+    assert result.stderr == (f"error: feed {feed} is 1.0 GiB; one ingest takes at most 1 GiB (the "
+                             "whole feed is checked and written as one batch, in memory): split it "
+                             f"(`split -l 500000 {feed} part-`) and ingest each part; nothing was "
+                             "written\n")
+
+
+def test_ingest_still_reads_a_pipe(sample):
+    store = sample("moved-city")
+    line = ('{"id": "X1", "entity": "user:1", "attribute": "a", "value": "v", "kind": "observation", '
+            '"source": "system:crm", "authority": 3, "observed_at": "2025-01-01T00:00:00Z", '
+            '"scope": "user:1"}\n')
+    result = subprocess.run([sys.executable, "-m", "inspector", "ingest", str(store), "/dev/stdin",
+                             "--json"], input=line, capture_output=True, text=True, timeout=120)
+    assert (result.returncode, json.loads(result.stdout)["written"]) == (0, 1)
+
+
+@pytest.mark.parametrize("error", [MemoryError(), "duckdb"])
+def test_out_of_memory_outside_a_command_body_is_one_line(monkeypatch, capsys, error):
+    import duckdb
+
+    import inspector.cli as cli
+    if error == "duckdb":
+        error = duckdb.OutOfMemoryException("Out of Memory Error")
+
+    def app():
+        raise error
+    monkeypatch.setattr(cli, "load", lambda command=None: app)
+    monkeypatch.setattr("sys.argv", ["inspector", "scan", "/srv/store", "--fail-on", "high"])
+    with pytest.raises(SystemExit) as caught:
+        cli.main()
+    assert caught.value.code == 2
+    assert capsys.readouterr().err == ("error: out of memory; nothing more was done: run the "
+                                       "command again with more memory (or a smaller input)\n")
