@@ -34,6 +34,14 @@ WHERE memory_id IN (SELECT unnest($ids::VARCHAR[])) ORDER BY memory_id
 SELECT seq FROM versions
 WHERE memory_id IN (SELECT unnest($ids::VARCHAR[])) AND NOT redacted ORDER BY seq
 
+-- name: erase_kept_reasons
+-- The reasons of events an erasure of $ids keeps (other entries' actions), in seq order: none
+-- may quote what it erases (erasure._check_kept_reasons).
+SELECT seq, memory_id, reason FROM versions
+WHERE reason IS NOT NULL AND NOT coalesce(redacted, false)
+  AND memory_id NOT IN (SELECT unnest($ids::VARCHAR[]))
+ORDER BY seq
+
 -- name: suppressed_subjects
 -- The suppression list (DESIGN §6): salted digests of erased subjects, from erase events.
 SELECT DISTINCT subject_salt, subject_digest FROM versions

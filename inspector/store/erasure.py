@@ -116,8 +116,9 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
         raise Refused("nothing to erase: no live entry matches (retained under legal hold: "
                       f"{len(retained)}); nothing written")
     seqs = [s for (s,) in store.con.execute(sql("erase_seqs"), {"ids": erased}).fetchall()]
-    _check_reason(store, request, seqs)
-    _check_kept_reasons(store, request, seqs, erased)
+    texts = list(_texts(store, set(seqs)))      # read from the log once, for both checks
+    _check_reason(request, texts)
+    _check_kept_reasons(store, request, texts, erased)
     counts = {"entries": len(erased), "events_redacted": len(seqs), "retained": len(retained)}
     for i in erased:
         kind = rows[i][2] if isinstance(rows[i][2], str) else "unknown"   # a malformed entry
@@ -181,36 +182,34 @@ def _spelled(text: str, reason: str, said: list[str], by_words: bool = True,
     return (len(its_words) > 1 and _within(its_words, said)) or "".join(its_words) in said
 
 
-def _check_reason(store: Store, request: Request, seqs: list[int]) -> None:
+def _check_reason(request: Request, texts: list[tuple[str, str]]) -> None:
     """The reason stays in the log and the certificate: it must not carry what is erased —
     the subject, or any text of an erased entry's events (DESIGN §6) — however its separators
     are spelled (_spelled). A name of a kind of data (an attribute, a scope, a source) is
-    refused only as its exact text."""
+    refused only as its exact text. `texts`: _texts of the erased events."""
     reason, said = fold(request.reason), words(request.reason)
     if request.subject and _spelled(request.subject, reason, said):
         raise Refused("the reason names the subject, and the reason is kept: write a reason "
                       "without it (e.g. the request's ticket id); nothing written")
-    for what, text in _texts(store, set(seqs)):
+    for what, text in texts:
         if _spelled(text, reason, said, by_words=what not in NAMES, shortest=SHORTEST):
             raise Refused(f"the reason quotes {what} being erased, and the reason is kept: write "
                           "a reason without it (e.g. the request's ticket id); nothing written")
 
 
-def _check_kept_reasons(store: Store, request: Request, seqs: list[int], erased: list[str]) -> None:
+def _check_kept_reasons(store: Store, request: Request, texts: list[tuple[str, str]],
+                        erased: list[str]) -> None:
     """The reasons of events the erasure keeps (actions on entries it does not erase) must not
     quote what it erases: the erasure would leave it in the log and say it was whole
     ("quarantine H6 X1 --reason 'both bounced: sam.k@example.org'", then erasing H6's subject
     kept the address in X1's event). Refused, naming those events and what to do: erase their
     entries too (their events are then rewritten), after a look at what they are."""
-    kept = [(seq, memory_id, reason) for seq, memory_id, reason in store.con.execute(
-        "SELECT seq, memory_id, reason FROM versions WHERE reason IS NOT NULL "
-        "AND NOT coalesce(redacted, false) AND memory_id NOT IN (SELECT unnest($ids::VARCHAR[])) "
-        "ORDER BY seq", {"ids": erased}).fetchall()]
+    kept = store.con.execute(sql("erase_kept_reasons"), {"ids": erased}).fetchall()
     if not kept:
         return
     # What the erased entries held (their states' texts); not their events' reasons, which
     # a kept event of the same batch shares word for word.
-    texts = [(what, text) for what, text in _texts(store, set(seqs))
+    texts = [(what, text) for what, text in texts
              if what not in NAMES and what not in ("an earlier reason", "a field of an event")]
     if request.subject:
         texts.append(("the subject", request.subject))

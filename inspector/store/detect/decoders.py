@@ -85,15 +85,24 @@ def _printable(raw: bytes) -> str:
     return text if text and good / len(text) > 0.9 and re.search(r"[a-z]{3}", text, re.I) else ""
 
 
-def _from_base64(text: str) -> str:
+def _decoded_tokens(tokens: list[str], decode: Callable[[str], bytes]) -> list[str]:
+    """Each token decoded, where it decodes and reads as text (_printable)."""
     pieces = []
-    for token in _B64_TOKEN.findall(text):
-        token = token.replace("-", "+").replace("_", "/")
+    for token in tokens:
         try:
-            pieces.append(_printable(base64.b64decode(token + "=" * (-len(token) % 4))))
+            pieces.append(_printable(decode(token)))
         except (binascii.Error, ValueError):
             continue
-    return " ".join(p for p in pieces if p)
+    return [p for p in pieces if p]
+
+
+def _b64(token: str) -> bytes:
+    token = token.replace("-", "+").replace("_", "/")
+    return base64.b64decode(token + "=" * (-len(token) % 4))
+
+
+def _from_base64(text: str) -> str:
+    return " ".join(_decoded_tokens(_B64_TOKEN.findall(text), _b64))
 
 
 def _from_hex(text: str) -> str:
@@ -307,14 +316,12 @@ def _from_nato(text: str, words: frozenset[str] | set[str]) -> str:
 def _from_base32(text: str) -> str:
     if not _B32_RUN.search(text):
         return ""
-    pieces = []
-    for token in _B32_TOKEN.findall(text):
-        body = token.rstrip("=")
-        try:
-            pieces.append(_printable(base64.b32decode(body + "=" * (-len(body) % 8))))
-        except (binascii.Error, ValueError):
-            continue
-    return " ".join(p for p in pieces if p)
+    return " ".join(_decoded_tokens(_B32_TOKEN.findall(text), _b32))
+
+
+def _b32(token: str) -> bytes:
+    body = token.rstrip("=")
+    return base64.b32decode(body + "=" * (-len(body) % 8))
 
 
 def _from_quoted_printable(text: str) -> str:
@@ -347,15 +354,10 @@ def _from_ascii85(text: str) -> str:
     (a run of punctuation and letters is too common to be tried everywhere)."""
     if "85" not in text and "<~" not in text:
         return ""
-    pieces = []
-    for pattern, decode in ((_A85_TOKEN, lambda t: base64.a85decode(t, adobe=t.startswith("<~"))),
-                            (_B85_TOKEN, base64.b85decode)):
-        for token in pattern.findall(text):
-            try:
-                pieces.append(_printable(decode(token)))
-            except (binascii.Error, ValueError):
-                continue
-    return " ".join(dict.fromkeys(p for p in pieces if p))
+    pieces = (_decoded_tokens(_A85_TOKEN.findall(text),
+                              lambda t: base64.a85decode(t, adobe=t.startswith("<~")))
+              + _decoded_tokens(_B85_TOKEN.findall(text), base64.b85decode))
+    return " ".join(dict.fromkeys(pieces))
 
 
 def encodings(text: str, words: frozenset[str] | set[str]) -> list[tuple[str, str]]:
