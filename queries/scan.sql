@@ -83,6 +83,14 @@ SELECT memory_id, expires_at FROM entries
 WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= $now
 ORDER BY memory_id
 
+-- name: scan_id_candidates
+-- pii.in_id: ids that may hold an e-mail address or a phone number (an "@", or two digits
+-- close together, or anything not ASCII, which detect.pii's NFKC may make one: it decides), of
+-- every entry, erased ones too (the id outlives it).
+SELECT memory_id FROM entries
+WHERE contains(memory_id, '@') OR regexp_matches(memory_id, '\d[ ().-]{0,2}\d|[^\x00-\x7F]')
+ORDER BY memory_id
+
 -- name: scan_contested
 -- belief.contested: beliefs of the current view marked contested.
 SELECT memory_id, scope, entity, attribute, contested_ids FROM beliefs

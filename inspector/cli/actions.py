@@ -14,6 +14,7 @@ from ..store.errors import BadInput
 from ..store.load import Store
 from ..store.registry import ACTIONS, Action, Option
 from . import jsonout, output
+from .lines import say
 from .common import app, operator_name, refuse_scope, run
 
 PRINTERS = {"plan": output.print_plan, "certificate": output.print_certificate}
@@ -84,6 +85,8 @@ def _command(action: Action):
                 plan = action.apply(store, plan)
             doc = plan.as_json(kw["dry_run"])
             jsonout.print_json(doc) if kw["as_json"] else PRINTERS[action.document](doc)
+            for warning in getattr(plan, "warnings", ()):
+                say(f"warning: {warning}")
         run(go, kw["store"], "read" if kw["dry_run"] else "write")
 
     command.__signature__ = inspect.Signature(_parameters(action))

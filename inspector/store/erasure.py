@@ -21,7 +21,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from . import jsonsafe
-from . import gate, reports
+from . import detect, gate, reports
 from .actions import Request, check_reason, unchanged
 from .append import LogWriter, event_draft
 from .audit import is_redacted
@@ -53,6 +53,19 @@ class ErasurePlan:
     salt: str | None = None
     certificate: dict | None = field(default=None)
     reports: list[str] = field(default_factory=list)   # reports/ files that mention an erased id
+    # Erased ids that hold personal data (writes.id_problem): an erasure keeps ids.
+    personal_ids: list[str] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the operator must know that the erasure cannot do (printed, not in the
+        certificate)."""
+        if not self.personal_ids:
+            return []
+        shown = ", ".join(self.personal_ids[:3]) + (", …" if len(self.personal_ids) > 3 else "")
+        return [f"{len(self.personal_ids)} of the erased ids hold personal data ({shown}): an "
+                "erasure keeps every id in the log and lists it in the certificate, so that data "
+                "stays; treat the log and the certificate as personal data"]
 
     def fingerprint(self) -> bytes:
         return canonical([self.erased, self.retained, self.redacted_seqs])
@@ -126,7 +139,8 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
     salt = secrets.token_hex(16) if request.subject is not None else None
     found = reports.mentioning(store.paths, erased)
     return ErasurePlan(action, request, erased, retained, seqs, counts, store.head, salt,
-                       reports=[str(p.relative_to(store.paths.root)) for p in found])
+                       reports=[str(p.relative_to(store.paths.root)) for p in found],
+                       personal_ids=[i for i in erased if detect.pii_named_in(i)])
 
 
 SHORTEST = 4          # shorter texts are not looked for in the reason: they would match any

@@ -31,7 +31,7 @@ RULES = {
     "entry.malformed": "high", "policy.protected_key": "high",
     "summary.unsupported": "medium", "echo.single_source": "medium", "lineage.cycle": "medium",
     "lineage.dangling": "medium", "belief.contested": "medium", "pii.no_subject": "medium",
-    "validity.expired_active": "low",
+    "pii.in_id": "medium", "validity.expired_active": "low",
 }
 
 
@@ -115,6 +115,22 @@ def _protected(store: Store) -> list[Finding]:
             rule = key_policy.breach(state)
             if rule is not None:
                 found.append(Finding("policy.protected_key", m, f"{m}: {key_policy.reason(state, rule)}"))
+    return found
+
+
+def _ids_with_personal_data(store: Store) -> list[Finding]:
+    """pii.in_id: an id that holds personal data, which no erasure removes (the envelope stays
+    in the log and the id goes into the certificate). New ones are refused (writes.id_problem);
+    this finds those written before, or by another writer."""
+    found = []
+    rows = store.con.execute(sql("scan_id_candidates"))
+    while chunk := rows.fetchmany(TEXT_CHUNK):
+        for (m,) in chunk:
+            kind = detect.pii_named_in(m)
+            if kind is not None:
+                found.append(Finding("pii.in_id", m, f"{m}: the id holds personal data ({kind}); an "
+                                                     "erasure keeps ids in the log and its certificate, so "
+                                                     "write the entry again under an opaque id and erase this one"))
     return found
 
 
@@ -208,7 +224,7 @@ def _text_findings(m: str, status: str, entry: dict, subject, sensitivity,
 
 # The set-shaped rules scan runs after _judged and before the texts, and after the texts.
 LINEAGE_RULES = (_echoes, _scope_leaks, _cycles, _dangling)
-LATE_RULES = (_malformed, _protected, _expired)
+LATE_RULES = (_malformed, _protected, _ids_with_personal_data, _expired)
 
 
 def scan(store: Store, progress: Progress | None = None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import gate, policy
+from . import detect, gate, policy
 from .append import event_draft
 from .contract import entry_problem
 from .detect.batch import Judged
@@ -36,6 +36,19 @@ def merged(before: dict | None, fields: dict) -> dict:
     return after
 
 
+def id_problem(memory_id: str) -> str | None:
+    """Why a new entry may not have this id: one that holds personal data. The id is in the
+    envelope, which an erasure leaves as it was and lists in its certificate (format.md), so
+    it would outlive every erasure. An id already written is not refused again (its updates
+    and actions go on); `scan` reports it (pii.in_id)."""
+    kind = detect.pii_named_in(memory_id)
+    if kind is None:
+        return None
+    return (f'field "id" holds personal data ({kind}): an id stays in the log and in erasure '
+            'certificates after an erasure; use an opaque id (a UUID) and name the person in '
+            '"subject"')
+
+
 def admit(before: dict | None, fields: dict, suppression: gate.Suppression, actor: str, *,
           reason: str | None = None, batch: str | None = None,
           key_policy: policy.Policy = policy.DEFAULT, judged: Judged | None = None) -> Admitted:
@@ -45,7 +58,7 @@ def admit(before: dict | None, fields: dict, suppression: gate.Suppression, acto
     kind = "update" if before else "write"
     if before is not None and after == before:
         return Admitted(None, kind, None)
-    problem = entry_problem(after)
+    problem = entry_problem(after) or (None if before else id_problem(after["id"]))
     if problem:
         raise InvalidEntry(problem)
     held = gate.judge(after, suppression, key_policy, judged)

@@ -28,7 +28,10 @@ LIVE = ("active", "held")     # statuses a finding is still about (Findings, Ove
 def still_to_act_on(rule: str, status: str | None) -> bool:
     """A finding about a live entry; or personal data without a subject on any entry not yet
     erased (quarantined or rejected, it still holds the data, and an erasure by subject would
-    miss it: `scan` reports it, and so do the Findings and Overview screens)."""
+    miss it: `scan` reports it, and so do the Findings and Overview screens); or an id that
+    holds personal data, on any entry: erased too, the id stays in the log."""
+    if rule == "pii.in_id":
+        return status is not None
     if rule == "pii.no_subject":
         return status is not None and status != "erased"
     return status in LIVE

@@ -193,3 +193,52 @@ def test_a_hundred_thousand_blanks_are_gated_and_scanned_in_linear_time(tmp_path
     inspector("scan", store, "--json")
     assert doc["written"] + len(doc["held_ids"]) == 1
     assert time.perf_counter() - started < 10     # two commands, each about 1 s to start
+
+
+PERSONAL_ID = ('field "id" holds personal data ({}): an id stays in the log and in erasure '
+               'certificates after an erasure; use an opaque id (a UUID) and name the person in '
+               '"subject"')
+
+
+def test_a_new_id_that_holds_personal_data_is_refused_and_nothing_is_written(store, tmp_path):
+    before = (store / "events.jsonl").read_bytes()
+    result = ingest(store, feed(tmp_path, line("sam.k@example.org", "x"), line("N-2", "fine"),
+                                line("user +44 20 7946 0958", "y"), line("ＳＡＭ＠ＥＸＡＭＰＬＥ.ＯＲＧ", "z")))
+    assert result.code == 2 and (store / "events.jsonl").read_bytes() == before
+    assert result.json["rejected_lines"] == [
+        {"line": 1, "error": PERSONAL_ID.format("an e-mail address")},
+        {"line": 3, "error": PERSONAL_ID.format("a phone number")},
+        {"line": 4, "error": PERSONAL_ID.format("an e-mail address")}]
+    # ids with digits that are no phone number pass: an order number, a date, a uuid
+    fine = ingest(store, feed(tmp_path, line("order-415-555-0132", "a"), line("m-2026-11-30", "b"),
+                              line("lg-8f14e45f-ceea-467a-9f5b-00a3c2e1d2b7", "c"), name="ok.jsonl"))
+    assert (fine.code, fine.json["written"]) == (0, 3)
+
+
+def test_an_id_with_personal_data_written_before_is_found_by_scan_and_named_by_erase(tmp_path):
+    store = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("sam.k@example.org", attribute="a", subject="user:7")),
+        ("2025-01-01T00:00:01Z", "write", entry("J-1", attribute="b", subject="user:7")),
+        ("2025-01-01T00:00:02Z", "write", entry("tel +1 415 555 0132", attribute="c"))])
+    findings = [f for f in inspector("scan", store, "--json").json["findings"] if f["rule"] == "pii.in_id"]
+    assert [(f["memory_id"], f["severity"], f["message"]) for f in findings] == [
+        ("sam.k@example.org", "medium", "sam.k@example.org: the id holds personal data (an e-mail "
+         "address); an erasure keeps ids in the log and its certificate, so write the entry again "
+         "under an opaque id and erase this one"),
+        ("tel +1 415 555 0132", "medium", "tel +1 415 555 0132: the id holds personal data (a phone "
+         "number); an erasure keeps ids in the log and its certificate, so write the entry again "
+         "under an opaque id and erase this one")]
+    # an update of the id already written goes on (refusing it would remove nothing)
+    doc = ingest(store, feed(tmp_path, {"id": "sam.k@example.org", "value": "v2"})).json
+    assert (doc["updated"], doc["rejected_lines"]) == (1, [])
+    erased = inspector("erase", store, "--subject", "user:7", "--reason", "DSR-1", "--operator", "dana")
+    assert erased.code == 0
+    assert erased.stderr == ("warning: 1 of the erased ids hold personal data (sam.k@example.org): an "
+                             "erasure keeps every id in the log and lists it in the certificate, so "
+                             "that data stays; treat the log and the certificate as personal data\n")
+    # erased, the id is still reported: it is still in the log
+    after = inspector("scan", store, "--json").json["findings"]
+    assert [f["memory_id"] for f in after if f["rule"] == "pii.in_id"] == [
+        "sam.k@example.org", "tel +1 415 555 0132"]
+    dry = inspector("erase", store, "J-1", "--dry-run")
+    assert (dry.code, "warning" in dry.stderr) == (3, False)

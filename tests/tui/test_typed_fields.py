@@ -85,6 +85,9 @@ def test_findings_keep_personal_data_without_a_subject_until_it_is_erased():
         == [True, True, True, True, True, True, False, False]
     assert [_still_to_act_on("secret.value", s) for s in ("active", "held", "quarantined", "rejected")] \
         == [True, True, False, False]
+    # an id that holds personal data stays in the log whatever happens to its entry
+    assert [_still_to_act_on("pii.in_id", s) for s in ("active", "quarantined", "erased", None)] \
+        == [True, True, True, False]
 
 
 def test_a_scoped_erasure_screen_previews_nothing_the_erasure_would_contradict(tmp_path):

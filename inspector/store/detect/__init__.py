@@ -59,7 +59,7 @@ __all__ = ["Finding", "normalize", "texts_of", "rule_shape", "secret", "pii", "s
 
 # Loaded when first asked for: the rules, the model and their regular expressions cost about
 # 40 ms to import, which a command that only reads (and masks secrets) never needs.
-_LAZY = {"pii": "personal_data", "RULES": "rules", "secret": "secrets", "rule_shape": "shape",
+_LAZY = {"pii": "personal_data", "pii_named_in": "personal_data", "RULES": "rules", "secret": "secrets", "rule_shape": "shape",
          "_candidates": "shape", "_unquote_mentions": "shape", "_words_of": "shape"}
 
 

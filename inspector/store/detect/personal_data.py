@@ -52,3 +52,13 @@ def _is_phone(match: re.Match, text: str) -> bool:
 
 
 _PHONE_WORD = re.compile(r"\b(?:tel|phone|mobile|cell|call|fax)\b", re.I)
+
+
+_KIND_WORDS = {"email": "an e-mail address", "phone": "a phone number"}
+
+
+def pii_named_in(text: str) -> str | None:
+    """What personal data `text` holds, in words ("an e-mail address and a phone number"), or
+    None. For fields that must not carry any (an entry's id: DESIGN §2.1, the envelope)."""
+    kinds = sorted({f.category for f in pii(text)})
+    return " and ".join(_KIND_WORDS[k] for k in kinds) if kinds else None
