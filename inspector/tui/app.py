@@ -81,7 +81,27 @@ class InspectorApp(App):
                         read_only=self.session.read_only, loading="loading the store …",
                         warning=_exposure(self.session.path))
         self.switch_mode("beliefs")
+        self._loading_since = time.monotonic()
+        self._loading_clock = self.set_interval(1, self._tick_loading)
         self._open()
+
+    def _tick_loading(self) -> None:
+        """The seconds a launch has waited, in the header beside what it waits for."""
+        if self.status.loading is None:
+            self._loading_clock.stop()
+            return
+        self.set_status(loading_for=int(time.monotonic() - self._loading_since))
+
+    def _whole_read(self, size: int, why: str) -> None:
+        """From the loading thread: the log is read whole (no view of it yet, or one that cannot
+        be used: why, which the operator is told, e.g. the log was rolled back)."""
+        amount = f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{max(1, round(size / 1e6))} MB"
+        self.call_from_thread(self.set_status, loading=f"reading the whole log ({amount}) to build "
+                              "its view; later launches start from the view …")
+        if why:
+            self.call_from_thread(self.notify, render(f"Reading the whole log again: {why}.",
+                                                      one_line=True),
+                                  severity="warning", timeout=15, markup=False)
 
     def set_status(self, **changes) -> None:
         self.status = replace(self.status, **changes)
@@ -139,7 +159,7 @@ class InspectorApp(App):
     def _open(self) -> None:
         started = time.perf_counter()
         try:
-            store = self.session.open()
+            store = self.session.open(on_whole_read=self._whole_read)
             # Reading the store takes milliseconds once it has a view; judging every entry is
             # what the wait is (12 s on a million events with long values and hot keys).
             self.call_from_thread(self.set_status, loading=f"judging the beliefs of "

@@ -65,8 +65,9 @@ class Session(EntryReads):
         self._scanning = threading.Lock()
         self._counts: EventCounts | None = None
 
-    def open(self) -> Store:
-        self.store = Store(self.path, scope=self.scope)
+    def open(self, on_whole_read=None) -> Store:
+        """The store, loaded; on_whole_read(size, why) is called when the whole log is read."""
+        self.store = Store(self.path, scope=self.scope, on_whole_read=on_whole_read)
         with self.store.lock:
             self.store.con.execute(sql("tui_order_create"))
             self.store.con.execute(sql("tui_changed_ids"), {"ids": []})

@@ -44,6 +44,7 @@ class Status:
     scope: str | None = None
     read_only: bool = False
     loading: str | None = None
+    loading_for: int = 0                  # whole seconds the loading has taken, once it is 2 or more
     warning: str | None = None
     events: int = 0
     entries: int = 0

@@ -1004,3 +1004,48 @@ def test_column_widths_keep_ids_drop_what_matters_least_and_share_the_rest():
     # A hostile 300-character id: 40 cells (a third of a wide table), the other columns stay.
     assert column_widths(columns, 100, {"id": 300, "scope": 25}) == (40, 5, 25, 22, 2)
     assert column_widths(columns, 180, {"id": 300, "scope": 25}) == (60, 5, 25, 82, 2)
+
+
+def test_a_launch_that_reads_the_whole_log_says_so_and_why_a_view_was_not_used(tmp_path, monkeypatch):
+    """The first launch on a big store waits for the log to be read whole: the header says
+    that, with the seconds waited; when a view was there and could not be used (the log was
+    replaced: a restore, a rollback), a notice says why, as the CLI does."""
+    monkeypatch.setenv("INSPECTOR_VIEW_MIN_BYTES", "0")
+    store = private_copy("moved-city", tmp_path / "s")
+    os.chmod(store, 0o700)
+    Session(store).open().close()                       # leaves a view
+    assert (store / ".inspector" / "view.duckdb").exists()
+    log = store / "events.jsonl"
+    (store / "copy").write_bytes(log.read_bytes())
+    os.replace(store / "copy", log)                     # the same lines in another file
+    seen: list[str] = []
+
+    async def main():
+        app = make_app(store)
+        original = app.set_status
+
+        def watched(**changes):
+            if changes.get("loading"):
+                seen.append(changes["loading"])
+            original(**changes)
+        app.set_status = watched
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            assert notices(app) == ["Reading the whole log again: the log was replaced (an erasure, "
+                                    "a restore or another copy)."]
+            assert [n.severity for n in app._notifications] == ["warning"]
+            assert app.status.loading is None
+    run(main())
+    assert seen[:2] == ["loading the store …",
+                        "reading the whole log (1 MB) to build its view; later launches start from "
+                        "the view …"]
+
+
+def test_the_header_counts_the_seconds_a_launch_has_waited():
+    from inspector.tui.spec import Status
+    from inspector.tui.widgets.header import StoreHeader
+    def shown(seconds: int) -> str:
+        status = Status(path="/s", loading="judging the beliefs of 5 events …", loading_for=seconds)
+        return "".join(t.plain for _, t in StoreHeader.pieces(status) if t is not None)
+    assert shown(7) == " inspector  judging the beliefs of 5 events … 7 s"
+    assert shown(1) == " inspector  judging the beliefs of 5 events …"

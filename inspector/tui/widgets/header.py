@@ -74,7 +74,8 @@ class StoreHeader(Static):
             scope.append_text(safe(s.scope or '""', one_line=True, max_chars=32))
             out.append((2, scope))
         if s.loading:
-            out.append((0, Text(f"  {s.loading}", style="italic")))
+            waited = f" {s.loading_for} s" if s.loading_for >= 2 else ""
+            out.append((0, Text(f"  {s.loading}{waited}", style="italic")))
         else:
             out.append((4, Text(f"  {s.events:,} events · {s.entries:,} entries")))
             out.append((5, Text(f" · head {s.head or '–'}")))
