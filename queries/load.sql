@@ -139,7 +139,7 @@ ORDER BY line_no
 -- (numbers, lists, the value) stay JSON until state_problems has looked at them.
 CREATE OR REPLACE TABLE staged AS
 SELECT line_no, seq::BIGINT AS seq, "at", actor, op, memory_id, batch, body.reason AS reason,
-    body.erased AS erased, hash,
+    body.erased AS erased, hash, body.after AS after,
     json_transform(body.after,
         '{"id": "VARCHAR", "entity": "VARCHAR", "attribute": "VARCHAR", "value": "JSON",
           "kind": "VARCHAR", "layer": "VARCHAR", "source": "VARCHAR", "authority": "JSON",
@@ -277,11 +277,12 @@ CREATE OR REPLACE MACRO id_list(j) AS
 -- Lines just taken, and how many of them carry no chain fields.
 SELECT count(*), count(*) FILTER (WHERE hash IS NULL) FROM staged
 
--- name: versions_insert
--- Staged lines become versions. A malformed entry keeps only the times that are real (a time
--- outside years 1..9999 in UTC would reach Python as text): the others are NULL here; its
--- stored state keeps them verbatim.
-INSERT INTO versions_new
+-- name: staged_versions
+-- Staged lines as versions, each with the stored `after` verbatim (unknown fields kept) as
+-- `state`. A malformed entry keeps only the times that are real (a time outside years 1..9999
+-- in UTC would reach Python as text): the others are NULL here; its stored state keeps them
+-- verbatim.
+CREATE OR REPLACE TEMP VIEW staged_versions AS
 SELECT seq, upper("at")::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
     erased IS NOT NULL AS redacted,
     coalesce(erased, s.certificate) AS certificate,
@@ -317,8 +318,14 @@ SELECT seq, upper("at")::TIMESTAMPTZ, actor, op, memory_id, batch, reason,
                               WHEN real_time(s.expires_at) THEN upper(s.expires_at)::TIMESTAMPTZ END END AS expires_at,
     CASE WHEN keyed THEN s.sensitivity END AS sensitivity,
     CASE WHEN keyed THEN coalesce(try_cast(s.tags AS VARCHAR[]), []) END AS tags,
-    CASE WHEN keyed THEN malformed END AS malformed
+    CASE WHEN keyed THEN malformed END AS malformed,
+    after AS state
 FROM (SELECT *, erased IS NULL AND op <> 'erase' AS keyed FROM staged)
+
+-- name: versions_insert
+-- Staged lines become versions.
+INSERT INTO versions_new
+SELECT * EXCLUDE (state) FROM staged_versions
 
 -- name: known_ids_insert
 INSERT INTO known_new
@@ -335,15 +342,13 @@ WHERE memory_id NOT IN (SELECT memory_id FROM touched)
 DELETE FROM entries_new WHERE memory_id IN (SELECT memory_id FROM staged)
 
 -- name: entries_refresh
--- The current state of every entry touched by the staged lines: its last version, with the
--- stored `after` verbatim (unknown fields kept) as `state`.
+-- The current state of every entry touched by the staged lines: its last version, which is
+-- the last staged line of its id (staged lines are the newest), with `state`. Taken from the
+-- staged lines as they stream, never by a join with the versions or the raw lines: at a million
+-- long-valued entries such a join held 2.4 GB of states at once.
 INSERT INTO entries_new
-SELECT v.*, r.body.after AS state
-FROM versions_new v
-JOIN (SELECT memory_id, max(seq) AS seq FROM versions_new
-      WHERE memory_id IN (SELECT memory_id FROM staged) GROUP BY memory_id) last
-  ON v.memory_id = last.memory_id AND v.seq = last.seq
-JOIN raw r ON r.line_no = v.seq
+SELECT * FROM staged_versions
+WHERE seq IN (SELECT max(seq) FROM staged GROUP BY memory_id)
 
 -- name: edges_forget
 DELETE FROM edges_new WHERE src IN (SELECT memory_id FROM staged)

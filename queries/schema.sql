@@ -238,6 +238,9 @@ CREATE INDEX view_edges_dst ON target.edges(dst)
 -- name: drop_raw
 DROP VIEW IF EXISTS raw
 
+-- name: drop_staged_versions
+DROP VIEW IF EXISTS staged_versions
+
 -- name: drop_staged
 DROP TABLE IF EXISTS staged
 

@@ -31,10 +31,11 @@ from .recovery import settle_if_idle
 from .strictscan import judge_line
 from .connection import EMPTY_BASE
 
-TAKE = ("versions_insert", "known_ids_insert", "entries_touch", "entries_forget",
+TAKE = ("staged_versions", "versions_insert", "known_ids_insert", "entries_touch", "entries_forget",
         "entries_refresh", "edges_forget", "edges_refresh")
 SOURCE_RE = r"(%s):[^/\s]+(/.*)?" % "|".join(SOURCE_CLASSES)
-SCRATCH = ("drop_raw", "drop_staged", "drop_raw_file", "drop_raw_parsed", "drop_raw_lines")
+RAW = ("drop_raw", "drop_raw_file", "drop_raw_parsed", "drop_raw_lines")
+SCRATCH = (*RAW, "drop_staged_versions", "drop_staged")
 CLEAR = ("clear_versions", "clear_entries", "clear_edges", "clear_known_ids", "clear_touched",
          "clear_cites", "clear_cites_seq")
 
@@ -228,6 +229,8 @@ class Store:
         what `stage_lines` found (a fast read holds no such line: the strict scan sends it to
         the exact read)."""
         self.con.execute(sql("staged"))
+        for name in RAW:            # staged holds all that is read of them: let them go now
+            self.con.execute(sql(name))
         problems = self.con.execute(sql("state_problems")).fetchall()
         if problems:
             raise LogProblem(*problems[0], more=len(problems) - 1, store=str(self.paths.root))
