@@ -178,6 +178,10 @@ CREATE INDEX IF NOT EXISTS idx_edges_dst ON edges_new(dst)
 -- name: index_known_ids_id
 CREATE INDEX IF NOT EXISTS idx_known_ids_id ON known_new(memory_id)
 
+-- name: versions_new_any
+-- Whether any version was read since the view (a publish that released them empties it).
+SELECT EXISTS (SELECT 1 FROM versions_new)
+
 -- name: clear_versions
 DELETE FROM versions_new
 

@@ -191,7 +191,12 @@ class Store:
         (the view just written, or one another process wrote since, both proven current)."""
         if self._in_scratch or self.state.inode is None:
             return
-        if not view.publish(self.con, self.paths, self.mark()):
+        if not view.publish(self.con, self.paths, self.mark(), release=True):
+            if self._released():
+                # The write let the tables go and then failed: read the store again, from
+                # the view there is, or the log (without publishing: the failure would repeat).
+                self.reset()
+                self._load_all(publish=False)
             note = (f"{self.paths.root}: the store is on a read-only file system: the log was "
                     "read whole and no view of it kept (every command reads it whole again)")
             if self.state.offset >= view.min_log_bytes() and note not in self.state.warnings \
@@ -200,6 +205,11 @@ class Store:
             return
         self.reset()
         self._load_all(publish=False)
+
+    def _released(self) -> bool:
+        """Whether a publish emptied the tables read since the view while lines were loaded."""
+        return self.state.seq > self.base_seq and \
+            not self.con.execute(sql("versions_new_any")).fetchone()[0]
 
     # -- numbered lines: a tail, the whole log when it has a problem, or events to come -----
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable
 
 from .engine import duckdb
-from . import jsonsafe
+from . import jsonsafe, lean
 from .files import DIR_MODE, FILE_MODE, fsync_dir, fsync_file, is_temp_of, temp_name
 from .logfile import StorePaths, last_line
 from .queries import sql, statements
@@ -47,6 +47,13 @@ FORMAT = 2      # 2: the digest of the line at the mark (Mark.line)
 # Statements writing a view file (attached as `target` while it is written).
 WRITE = ("view_write_versions", "view_write_entries", "view_write_edges", "view_write_known_ids",
          "view_meta_create")
+# What DuckDB may hold beyond the tables while it writes a view (publish): measured on 850k
+# long-valued entries (bench/synth.py --long --wide, 1M events), the write of the entries
+# peaked 1.2 GB lower than uncapped; half of this was too little (the write ran again uncapped).
+WRITE_HEADROOM = 1 << 30
+# The table read since the view that each write has copied (publish's release).
+RELEASE = {"view_write_versions": "clear_versions", "view_write_entries": "clear_entries",
+           "view_write_edges": "clear_edges"}
 INDEX = ("view_index_entries", "view_index_versions", "view_index_edges_src",
          "view_index_edges_dst")
 # A reader that took this many lines since the view was written publishes a new one.
@@ -183,13 +190,24 @@ def proven(paths: StorePaths, mark: Mark, reader: str = "the view") -> str | Non
     return None
 
 
-def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark) -> bool:
+def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark,
+            release: bool = False) -> bool:
     """Write the overlay tables (`all_*`) to a new view file and rename it into place, while
     holding the store's lock and only if the log is still the one `mark` describes. Never
-    waits for the lock and never fails the command: returns whether a view was published."""
+    waits for the lock and never fails the command: returns whether a view was published.
+    release: empty each table read since the view (`*_new`) once it is written, so that memory
+    never holds a table and its written copy at once (on 850k long-valued entries that was
+    1.5 GB more); the caller reads the store again, from the view or, when none was published,
+    from the log."""
     def fill() -> None:
         for name in WRITE:
-            con.execute(sql(name))
+            # DuckDB keeps the blocks it writes cached up to its memory limit (80% of the
+            # machine's): a cap over what the tables hold makes it let them go (lean.capped
+            # runs the statement again uncapped if it needs more).
+            used = con.execute(sql("memory_in_use")).fetchone()[0]
+            lean.capped(con, lambda: con.execute(sql(name)), used + WRITE_HEADROOM)
+            if release and name in RELEASE:
+                con.execute(sql(RELEASE[name]))
         con.execute(sql("view_meta_write"), {
             "format": FORMAT, "code": code_digest(), "dev": mark.dev, "ino": mark.ino,
             "offset": mark.offset, "seq": mark.seq, "hash": mark.hash,

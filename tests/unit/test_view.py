@@ -496,6 +496,26 @@ def test_a_log_replaced_while_the_lines_after_the_view_are_read_is_read_again(ra
     assert result.json == expected.json and "SECRET-1-" not in result.stdout
 
 
+def test_a_publish_that_fails_after_letting_the_tables_go_reads_the_store_again(store, monkeypatch):
+    """publish(release=True) empties each table once it is written; when the view is then not
+    put in place (here: the log no longer the one read), the store is read again, once, and
+    answers as a cold load does."""
+    tries = []
+    monkeypatch.setattr(view, "rename_if_current", lambda *args: tries.append(args) and False)
+    s = Store(store, warn=False)
+    assert len(tries) == 1 and not (store / ".inspector" / "view.duckdb").exists()
+    assert (s.base_seq, s.state.seq) == (0, 6)
+    assert s.con.execute("SELECT count(*), max(seq) FROM versions").fetchone() == (6, 6)
+    assert s.con.execute("SELECT memory_id, value FROM entries ORDER BY memory_id").fetchall() == [
+        (f"M{i}", str(i)) for i in range(6)]
+    assert s.con.execute("SELECT count(*) FROM edges").fetchone() == (0,)
+    s.close()
+    monkeypatch.undo()
+    s = Store(store, warn=False)                     # the next command writes the view
+    assert (store / ".inspector" / "view.duckdb").exists() and s.base_seq == 6
+    s.close()
+
+
 def test_a_publish_skips_while_a_writer_holds_the_lock(store):
     s = Store(store, warn=False)
     os.unlink(store / ".inspector" / "view.duckdb")
