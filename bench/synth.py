@@ -14,8 +14,8 @@ The log is chained exactly as a real store (DESIGN §2.1).
 `--long` gives the shape an outside generator gave us once: values that are prose
 (lognormal length, median about 400 characters, a tail past 8 KB) or objects nested
 three deep, and states that leave out the fields whose default is null (DESIGN §2.2).
-`--wide` gives keys 1-3 versions (most entries written once): about 0.7 entries an event, as
-in that outside store (697k entries at 1M events), against 0.25 without it.
+`--wide` gives keys 1-3 versions (most entries written once): about 0.85 entries an event, near
+that outside store (0.7: 697k entries at 1M events), against 0.25 without it.
 """
 
 from __future__ import annotations

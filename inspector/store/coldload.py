@@ -27,10 +27,11 @@ if TYPE_CHECKING:
 # A cold load reads the log in ranges of about this many bytes (DESIGN §2.5: memory), so that
 # its peak is what is loaded plus one range's scratch (raw rows, parsed states), not the whole
 # log parsed at once. Measured at 5M events (6.1 GB log, bench/bench_view.py): 1 GiB ranges
-# peak at 3.1 GB in 53 s (1.5 GiB: 3.4 GB; one piece: 9.7 GB in 44 s); smaller ranges cost
-# time (256 MiB ranges through a pipe doubled the 1M load). INSPECTOR_COLD_CHUNK_BYTES sets
-# another size.
-COLD_CHUNK_BYTES = 1 << 30
+# peak at 3.1 GB in 53 s (1.5 GiB: 3.4 GB; one piece: 9.7 GB in 44 s). A range's scratch grows
+# with what its lines hold: on 850k long-valued entries in 1M events (1.4 GB log, bench/synth.py
+# --long --wide) one 1 GiB range peaked at 4.4 GB, 512 MiB ranges at 2.3 GB, for 23% more CPU
+# (8% more on the 1M bench store, 1.8 -> 1.4 GB). INSPECTOR_COLD_CHUNK_BYTES sets another size.
+COLD_CHUNK_BYTES = 1 << 29
 
 # When the tables a cold load has built so far hold more than this, they are compressed
 # (compact_memory) before the next range: at 5M events that halves the peak.
