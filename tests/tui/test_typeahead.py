@@ -293,3 +293,29 @@ def test_a_screens_own_field_takes_editing_keys_in_order(tmp_path):
             await until(pilot, is_screen(app, "QuarantineScreen"), what="the Quarantine screen")
             assert field.value == "svc"
     run(main())
+
+
+@pytest.mark.parametrize("digit, landed", [("4", "QuarantineScreen"), ("6", "AuditScreen")])
+def test_t_escape_and_a_digit_in_one_burst_leave_the_as_of_field_and_switch_screens(
+        tmp_path, digit, landed):
+    """"t" (to the as-of field), escape, a digit, with no pause between them: the keys after
+    the escape go where they go when typed slowly. The digit switches screens; it is neither
+    typed into the as-of field nor lost (it was: the escape's focus move waited for a refresh,
+    and the digit, read while the field still had the focus, was the field's)."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await beliefs_ready(pilot)
+            as_of = app.screen.query_one("#as-of")
+            burst(app, "t", "escape", digit)
+            await until(pilot, is_screen(app, landed), what=f"the screen of {digit}")
+            await settle(pilot)
+            assert name_of(app) == landed
+            assert as_of.value == ""
+            await pilot.press("1")                 # back: the field is as it was, unfocused
+            await until(pilot, is_screen(app, "BeliefsScreen"))
+            assert app.screen.query_one("#as-of") is as_of and as_of.value == ""
+            assert app.focused is table(app, "#beliefs")
+    run(main())

@@ -266,14 +266,18 @@ class InspectorScreen(Screen):
 
     def action_leave_input(self) -> None:
         """Escape: out of any input or the detail pane, back to the screen's table (digits
-        switch screens again); on the table itself, it shows every row again after a narrowing."""
+        switch screens again); on the table itself, it shows every row again after a narrowing.
+        The focus moves now, not after a refresh (table.focus() waits for one): keys of the same
+        burst already queued behind the escape ("t", escape, "4": the 4 was handed round the app
+        while the as-of field still had the focus, and the field swallowed it) are then read by
+        the table and the app, as if typed slowly."""
         table = self.main_table()
         if table is None:
             self.set_focus(None)
         elif self.focused is table and table.narrow is not None:
             table.set_narrow(None)
         else:
-            table.focus()
+            self.set_focus(table)
 
     # -- actions --------------------------------------------------------------------------
 

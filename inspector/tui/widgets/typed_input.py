@@ -22,7 +22,9 @@ class TypedInput(Input):
     before the focus moved ("user:42", tab, "DSR-1" typed all of it into the first field).
     They are held until the focus has settled, then go to the field of this screen that has
     it (else to this one, as before). Escape in a screen's own field leaves it for the table
-    at once, and the rest of the burst goes round the app as typed. Every field an operator types into is one: a dialog's, and a screen's own
+    at once (the screen's action_leave_input moves the focus without waiting for a refresh,
+    also for an escape that reached the screen before this field heard of its focus: "t",
+    escape, "4"), and the rest of the burst goes round the app as typed. Every field an operator types into is one: a dialog's, and a screen's own
     (filter, context, as-of, the Diff window, the Erasure subject)."""
 
     ORDERED = frozenset({"enter", "backspace", "delete", "left", "right", "home", "end",
