@@ -525,8 +525,9 @@ def test_at_80_by_24_every_tab_the_chain_and_whole_ids_are_on_screen(tmp_path):
             await wait_rows(pilot, "#beliefs", 2)
             lines = screen_text(app).splitlines()
             assert "chain ✓" in lines[0] and "/s" in lines[0]
-            assert lines[1].split() == ["0", "Ovw", "1", "Beliefs", "2", "Review", "3", "Confl",
-                                        "4", "Quar", "5", "Find", "6", "Audit", "7", "Erase",
+            # Every tab, with the counts of Beliefs and Audit (2 beliefs, 2 events).
+            assert lines[1].split() == ["0", "Ovw", "1", "Beliefs(2)", "2", "Review", "3", "Confl",
+                                        "4", "Quar", "5", "Find", "6", "Audit(2)", "7", "Erase",
                                         "8", "Diff"]
             assert any("0b9e4c2a-6f1d-4e8b-9a37-5c2d1e0f7a64" in l for l in lines)
             assert app.screen.has_class("-narrow")                   # the pane goes under the table
@@ -1049,3 +1050,61 @@ def test_the_header_counts_the_seconds_a_launch_has_waited():
         return "".join(t.plain for _, t in StoreHeader.pieces(status) if t is not None)
     assert shown(7) == " inspector  judging the beliefs of 5 events … 7 s"
     assert shown(1) == " inspector  judging the beliefs of 5 events …"
+
+
+# -- the row counts of the Beliefs and Audit tabs ------------------------------------------------
+
+def test_the_beliefs_and_audit_tabs_count_their_rows_and_the_filter_recounts(tmp_path):
+    """branch-contamination: 8 beliefs, 12 events. The Beliefs filter "time" leaves 4 rows, and
+    the tab says 4; cleared, 8 again."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 8)
+            bar = lambda: screen_text(app).splitlines()[1]  # noqa: E731
+            await until(pilot, lambda: " 1 Beliefs (8) " in bar(), what="the Beliefs count")
+            assert " 6 Audit (12) " in bar()
+            assert (app.status.counts["beliefs"], app.status.counts["audit"]) == (8, 12)
+            assert table(app, "#beliefs").row_count == 8
+            await pilot.press("slash", *"time")
+            await until(pilot, lambda: " 1 Beliefs (4) " in bar(), what="the filtered count")
+            await wait_rows(pilot, "#beliefs", 4)
+            assert table(app, "#beliefs").row_count == app.status.counts["beliefs"] == 4
+            assert " 6 Audit (12) " in bar()                         # the log is not filtered
+            await pilot.press(*["backspace"] * 4)
+            await until(pilot, lambda: " 1 Beliefs (8) " in bar(), what="the count unfiltered")
+            await wait_rows(pilot, "#beliefs", 8)
+            await pilot.press("enter", "6")
+            await until(pilot, is_screen(app, "AuditScreen"))
+            await wait_rows(pilot, "#log", 12)
+            assert table(app, "#log").row_count == 12
+            assert " 6 Audit (12) " in bar() and " 1 Beliefs (8) " in bar()
+    run(main())
+
+
+@pytest.mark.parametrize("current", ["beliefs", "review", "audit", "diff"])
+def test_every_tab_fits_80_columns_whatever_the_counts(current):
+    """The counts Beliefs and Audit added must not push a tab off an 80-column terminal: the bar
+    gets tighter (1.2k, 5.0M; the digit against the label) until every tab is on it."""
+    from inspector.tui.spec import Status
+    from inspector.tui.widgets.header import ModeBar, compact_count
+    assert [compact_count(n) for n in (8, 999, 1234, 9950, 999999, 5_000_000)] == \
+        ["8", "999", "1.2k", "10k", "1.0M", "5.0M"]
+    bar = ModeBar(current)
+    for counts in ({"beliefs": 8, "review": 1, "audit": 12},
+                   {"beliefs": 1_234_567, "review": 3456, "conflicts": 120, "quarantine": 20_000,
+                    "findings": 900, "audit": 5_000_000}):
+        for level in bar.LEVELS:
+            line, spans = bar.line(Status(counts=counts), **level)
+            if line.cell_len <= 80:
+                break
+        assert line.cell_len <= 80, line.plain
+        assert [mode for *_, mode in spans] == ["overview", "beliefs", "review", "conflicts",
+                                               "quarantine", "findings", "audit", "erasure", "diff"]
+        own = counts.get(current)                                   # the current tab's count stays
+        assert own is None or f"({own:,})" in line.plain or f"({compact_count(own)})" in line.plain
+    small = bar.line(Status(counts={"beliefs": 8, "review": 1, "audit": 12}), **bar.LEVELS[5])[0]
+    assert "Review(1)" in small.plain and "Beliefs(8)" in small.plain and "Audit(12)" in small.plain

@@ -59,7 +59,8 @@ def test_screens_come_from_their_specs_in_tab_order():
     assert list(InspectorApp.MODES) == [s.name for s in specs()]
     digits = {b.key: b.action for b in InspectorApp.BINDINGS if b.id and b.id.startswith("screen.")}
     assert digits == {str(s.order): f"switch_mode('{s.name}')" for s in specs()}
-    assert [s.name for s in specs() if s.count] == ["review", "conflicts", "quarantine", "findings"]
+    assert [s.name for s in specs() if s.count] == ["beliefs", "review", "conflicts", "quarantine",
+                                                     "findings", "audit"]
 
 
 def test_every_screen_action_is_a_registry_action_bound_by_id():

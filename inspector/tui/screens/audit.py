@@ -20,7 +20,7 @@ from .tables import id_column, time_column
 
 
 @screen(ScreenSpec("audit", "Audit", 6, table="tui_log", rows=("tui_log_view",),
-                   scoped_rows=("tui_log_rows",),
+                   scoped_rows=("tui_log_rows",), count=True,
                    empty="The log is empty: every write, hold and curation action appears here, "
                          "chained by hash.",
                    short="Audit"))

@@ -66,7 +66,7 @@ def belief_columns() -> list[Column]:
     "beliefs", "Beliefs", 1, view_time=True, table="tui_beliefs", rows=("tui_beliefs_source", "tui_beliefs_all"),
     patch_rows=("tui_beliefs_source", "tui_beliefs_patch_forget", "tui_beliefs_patch_shift",
                 "tui_beliefs_patch_take"),
-    actions=("quarantine", "retract", "expire", "erase"),
+    count=True, actions=("quarantine", "retract", "expire", "erase"),
     empty="No beliefs in this view: nothing active is believed here (try another context, "
           "as-of time, or clear the filter).",
     short="Beliefs"))
@@ -115,8 +115,15 @@ class BeliefsScreen(InspectorScreen):
         time.sleep(0.12)                    # debounce: the newest keystroke's worker wins
         if self.app.session.store is None:
             return
-        self.app.session.refilter(text)
-        self.app.call_from_thread(self.refresh_data)
+        count = self.app.session.refilter(text)
+        self.app.call_from_thread(self._filtered, count)
+
+    def _filtered(self, count: int) -> None:
+        """The filter applied: the tab counts the rows it leaves, and the table shows them (not
+        when the screen was taken down meanwhile: the app is closing)."""
+        self.app.set_count(self.SPEC.name, count)
+        if self.query("#beliefs"):
+            self.refresh_data()
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self, event: Input.Submitted) -> None:

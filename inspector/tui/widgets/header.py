@@ -129,6 +129,18 @@ class StoreHeader(Static):
         return line
 
 
+def compact_count(n: int) -> str:
+    """12, 999, 1.2k, 12k, 1.0M, 3.4M, 123M: a count in at most four characters."""
+    if n < 1000:
+        return str(n)
+    for unit, size in (("k", 10**3), ("M", 10**6), ("G", 10**9)):
+        value = n / size
+        text = f"{value:.1f}" if value < 9.95 else f"{value:.0f}"
+        if float(text) < 1000 or unit == "G":
+            return text + unit
+    return str(n)
+
+
 class ModeBar(Static):
     """1 Beliefs  2 Review (3)  3 Conflicts (2) …, the current one highlighted; click to switch.
     When the labels do not fit, the other screens' labels are shortened. One widget, not one
@@ -149,22 +161,35 @@ class ModeBar(Static):
     def on_resize(self) -> None:
         self._draw()
 
+    # Tighter and tighter, until the tabs fit: the other screens' short labels, one space
+    # between tabs, the current one's short label too, counts as 1.2k and 3.4M, the digit
+    # against the other tabs' labels, and last only the current tab's count (a size or a queue
+    # of another screen is one keypress away; a tab cut off the edge is not).
+    LEVELS = ({}, {"short": True}, {"short": True, "tight": True},
+              {"short": True, "tight": True, "all_short": True},
+              {"short": True, "tight": True, "all_short": True, "compact": True},
+              {"short": True, "tight": True, "all_short": True, "compact": True, "joined": True},
+              {"short": True, "tight": True, "all_short": True, "compact": True, "joined": True,
+               "own_count": True})
+
     def _draw(self) -> None:
         if self.status is None:
             return
         width = self.size.width or 200
-        for short, tight, all_short in ((False, False, False), (True, False, False),
-                                        (True, True, False), (True, True, True)):
-            line, spans = self.line(self.status, short, tight, all_short)
+        for level in self.LEVELS:
+            line, spans = self.line(self.status, **level)
             if line.cell_len <= width:
                 break
         self._spans = spans
         self.update(line, layout=False)
 
-    def line(self, status: Status, short: bool, tight: bool = False,
-             all_short: bool = False) -> tuple[Text, list[tuple[int, int, str]]]:
+    def line(self, status: Status, short: bool = False, tight: bool = False,
+             all_short: bool = False, compact: bool = False, joined: bool = False,
+             own_count: bool = False) -> tuple[Text, list[tuple[int, int, str]]]:
         """The tabs; `short`: the other screens' short labels; `tight`: one space between tabs;
-        `all_short`: the current screen's short label too."""
+        `all_short`: the current screen's short label too; `compact`: counts as 1.2k, 3.4M;
+        `joined`: no space between the other tabs' digits and labels; `own_count`: only the
+        current tab shows its count."""
         from ..screens import specs
         line, spans = Text(), []
         for spec in specs():
@@ -172,10 +197,11 @@ class ModeBar(Static):
             current = mode == self.current
             style = "bold reverse" if current else ""
             label = spec.short if short and (all_short or not current) and spec.short else spec.label
-            line.append(f" {spec.order} {label}", style=style)
-            count = status.counts.get(mode) if spec.count else None
+            line.append(f" {spec.order}{'' if joined and not current else ' '}{label}", style=style)
+            count = status.counts.get(mode) if spec.count and (current or not own_count) else None
             if count:
-                line.append(f" ({count:,})" if not short else f"({count:,})", style=style + " bold")
+                shown = compact_count(count) if compact else f"{count:,}"
+                line.append(f" ({shown})" if not short else f"({shown})", style=style + " bold")
             if current or not tight:
                 line.append(" ", style=style)
             spans.append((start, len(line), mode))
