@@ -310,6 +310,10 @@ class InspectorApp(App):
                    for side in (c["before"], c["after"]) if side]
         context = {"filtered": filtered, "secret": self.session.secret_ids(changed),
                    "view_time": self._view_time()}
+        if getattr(plan, "erased", None) is not None:
+            # What the erasure takes and keeps, each by id, key and value (masked if secret):
+            # the data owner checks them before typing the confirmation.
+            context["entries"] = self.session.erasure_rows(plan)
         self.call_from_thread(self._show_plan, pending, plan, hidden, context)
 
     def _view_time(self) -> str | None:

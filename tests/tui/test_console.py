@@ -13,7 +13,7 @@ from textual import events as textual_events
 from textual.widgets import Input, Static
 
 from storegen import entry, write_store
-from tuikit import events, make_app, private_copy, ready, run, until
+from tuikit import events, make_app, private_copy, ready, run, settle, until
 from inspector.store.append import LogWriter, event_draft
 from inspector.store.logfile import store_paths
 from inspector.store import gate
@@ -1108,3 +1108,71 @@ def test_every_tab_fits_80_columns_whatever_the_counts(current):
         assert own is None or f"({own:,})" in line.plain or f"({compact_count(own)})" in line.plain
     small = bar.line(Status(counts={"beliefs": 8, "review": 1, "audit": 12}), **bar.LEVELS[5])[0]
     assert "Review(1)" in small.plain and "Beliefs(8)" in small.plain and "Audit(12)" in small.plain
+
+
+# -- the erase dialog lists what it erases by id, key and value ----------------------------------
+
+def erase_listed(app) -> list[tuple[str, str, str]]:
+    """The (ID, KEY, VALUE) cells of the erase dialog's "would be erased" list, as shown."""
+    from inspector.tui.modals.erase import EraseModal
+    assert isinstance(app.screen, EraseModal)
+    table = app.screen.query(".erase-entries").first().content        # the rich Table
+    cells = [[c.plain for c in column._cells] for column in table.columns]
+    return list(zip(*cells))
+
+
+def test_the_erase_dialog_lists_each_entry_with_its_key_and_value(tmp_path):
+    """moved-city, user:42: six entries, each by id, key and value, in the dialog the data
+    owner types the subject into; the screen shows H1's line as `H1  user:42 · home_city  Berlin`."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await erase_dialog(pilot)
+            await settle(pilot)
+            assert app.screen.plan.erased == ["H1", "H2", "H3", "H4", "H5", "H6"]
+            listed = erase_listed(app)
+            assert listed[0] == ("H1", "user:42 · home_city", "Berlin")
+            assert [row[0] for row in listed] == app.screen.plan.erased
+            assert all(key.startswith("user:42 · ") and value for _, key, value in listed)
+            h1 = next(l for l in screen_text(app).splitlines() if " H1 " in l and " · " in l)
+            words = h1.split()
+            assert words[words.index("H1"):words.index("H1") + 5] == \
+                ["H1", "user:42", "·", "home_city", "Berlin"], repr(h1)
+            assert "H1  user:42 · home_city" in h1, repr(h1)
+            assert "would be erased:" in screen_text(app)
+    run(main())
+
+
+def test_the_erase_dialog_masks_secrets_and_shows_hostile_text_literally(tmp_path):
+    """Erase by id, from Beliefs, of a secret entry and of one whose key and value hold markup
+    and a terminal control: the secret is masked as every table masks it, the markup is
+    literal, the control a visible escape; nothing of either reaches the terminal."""
+    hostile = "[bold red]PWNED[/bold red]\x1b]52;c;ZXZpbA==\x07 tail"
+    store = write_store(tmp_path / "s", [
+        ("2025-06-01T09:00:00Z", "write", entry("K1", entity="svc", attribute="api_token",
+                                                 value="tok-plain-but-marked", sensitivity="secret",
+                                                 scope="s")),
+        ("2025-06-01T09:01:00Z", "write", entry("X1", entity="[i]svc[/i]", attribute="note",
+                                                 value=hostile, scope="s")),
+    ])
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 2)
+            await pilot.press("home", "space", "down", "space")          # both rows marked
+            await pilot.press(ACTIONS["erase"].key)
+            await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
+            await settle(pilot)
+            listed = dict((i, (k, v)) for i, k, v in erase_listed(app))
+            assert listed["K1"] == ("svc · api_token", "tok-…[20 chars]")
+            assert listed["X1"] == ("[i]svc[/i] · note",
+                                    "[bold red]PWNED[/bold red]\\x1b]52;c;ZXZpbA==\\x07 tail")
+            text = screen_text(app)
+            assert "tok-plain-but-marked" not in text and "\x1b" not in text and "\x07" not in text
+            assert "[bold red]PWNED[/bold red]" in text
+    run(main())

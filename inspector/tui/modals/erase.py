@@ -5,14 +5,21 @@ dialog open with the refusal shown."""
 
 from __future__ import annotations
 
+import json
+
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Static
 
-from ...present.text import safe
+from ...present.text import safe, safe_value
 from ..widgets.typed_input import SEPARATOR
 from .dialog import ActionDialog, TypedInput
+
+LISTED = 200            # entries listed by id, key and value; the rest are counted
+VALUE_CHARS = 60        # a value longer than this is cut (the Erasure preview shows it whole)
+ID_CELLS = 40           # an id wider than this goes on over the next lines, never cut
 
 
 def would_erase(plan) -> str:
@@ -22,6 +29,27 @@ def would_erase(plan) -> str:
     return (f"{counted(len(plan.erased), 'entry', 'entries')} would be erased, "
             f"{counted(len(plan.redacted_seqs), 'event body', 'event bodies')} replaced, "
             f"{len(plan.retained)} retained under legal hold.")
+
+
+def entries_table(rows: list[dict]) -> Table:
+    """Each entry as ID, KEY (entity · attribute) and VALUE, one line each: the id and the key
+    whole (folded when long), the value cut to fit, masked when the entry is secret (the rows
+    come from session.erasure_rows, masked as every table's are); all of it sanitized."""
+    out = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=True)
+    out.add_column("ID", overflow="fold", max_width=ID_CELLS)
+    out.add_column("KEY", overflow="fold", ratio=2)
+    out.add_column("VALUE", no_wrap=True, overflow="ellipsis", ratio=3)
+    for row in rows[:LISTED]:
+        text = row.get("value")
+        if row.get("entity") is None and text is None:      # not in the store's entries
+            key, value = Text("(not found)", style="dim"), Text("")
+        else:
+            key = safe(f"{row.get('entity')} · {row.get('attribute')}", one_line=True)
+            value = safe_value(None if text is None else json.loads(text), VALUE_CHARS)
+        out.add_row(safe(row["memory_id"], one_line=True), key, value)
+    if len(rows) > LISTED:
+        out.add_row(Text(f"… and {len(rows) - LISTED} more", style="dim"), Text(""), Text(""))
+    return out
 
 
 class EraseModal(ActionDialog):
@@ -43,18 +71,21 @@ class EraseModal(ActionDialog):
             n = len(plan.erased)
             title.append(f"{n} {'entry' if n == 1 else 'entries'} and what derives from them")
         title.append("?")
-        body = Text(f"\n{would_erase(plan)}\n")
-        body.append("would be erased: ", style="dim")
-        body.append_text(safe(", ".join(plan.erased), one_line=True, max_chars=600))
-        if plan.retained:
-            body.append("\nretained: ", style="dim")
-            body.append_text(safe(", ".join(plan.retained), one_line=True, max_chars=300))
-        body.append("\n\nThis cannot be undone. A certificate that holds no erased value is "
-                    "written.", style="bold")
         what = "the subject" if plan.request.subject is not None else "the number of entries"
         with Vertical(id="erase-dialog"):
             yield Static(title)
-            yield Static(body)
+            yield Static(Text(f"\n{would_erase(plan)}"))
+            # Never focused (pageup and pagedown scroll it from the fields): a key typed while
+            # the dialog opens goes to the confirmation field, not to the list.
+            body = VerticalScroll(id="plan-body")
+            body.can_focus = False
+            with body:
+                yield from self.listed("would be erased:", plan.erased, "erase")
+                if plan.retained:
+                    yield from self.listed("retained under legal hold (not erased):",
+                                           plan.retained, "retain")
+            yield Static(Text("This cannot be undone. A certificate that holds no erased value "
+                              "is written.", style="bold"))
             yield from self.status_line()
             # Typed ahead: the confirmation, then (after a tab or enter) the reason.
             confirm, _, reason = self.typed.partition(SEPARATOR)
@@ -66,6 +97,16 @@ class EraseModal(ActionDialog):
             with Horizontal(id="plan-buttons"):
                 yield Button("erase (ctrl+y)", variant="error", id="confirm")
                 yield Button("cancel (esc)", id="cancel")
+
+    def listed(self, heading: str, ids: list[str], fate: str) -> ComposeResult:
+        """The entries of one fate, by id, key and value (the planner's rows: context
+        "entries"); by id only if it had none to give."""
+        yield Static(Text(heading, style="dim"), classes="erase-heading")
+        rows = [r for r in self.context.get("entries") or () if r.get("fate") == fate]
+        if rows:
+            yield Static(entries_table(rows), classes="erase-entries")
+        else:
+            yield Static(safe(", ".join(ids), one_line=True, max_chars=600))
 
     def on_mount(self) -> None:
         self.query_one("#reason" if SEPARATOR in self.typed else "#confirm-text", Input).focus()
