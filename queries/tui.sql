@@ -293,8 +293,12 @@ SELECT DISTINCT struct_extract(r, $field)::VARCHAR FROM query_table($table) r
 WHERE struct_extract(r, $field)::VARCHAR IN (SELECT unnest($keys::VARCHAR[]))
 
 -- name: tui_frequencies
--- A column's values with how many rows hold each (visidata's Shift+F), most frequent first.
-SELECT struct_extract(r, $field)::VARCHAR AS value, count(*) AS n FROM query_table($table) r
+-- A column's values with how many rows hold each (visidata's Shift+F), most frequent first;
+-- `value` is the text the narrowing compares (::VARCHAR), `raw` the value itself, for showing
+-- it as the table does (a time in the column's format).
+SELECT struct_extract(r, $field)::VARCHAR AS value, count(*) AS n,
+    any_value(struct_extract(r, $field)) AS raw
+FROM query_table($table) r
 GROUP BY 1 ORDER BY n DESC, value NULLS LAST LIMIT 500
 
 -- name: tui_frequencies_flagged

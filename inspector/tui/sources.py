@@ -163,11 +163,13 @@ class ListSource:
 
     def frequencies(self, field: str) -> list[dict]:
         counts: dict[str | None, int] = {}
+        raw: dict[str | None, Any] = {}
         for row in self.all:
             text = _text_of(row.get(field))
             counts[text] = counts.get(text, 0) + 1
+            raw.setdefault(text, row.get(field))
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0] is None, kv[0] or ""))
-        return [{"value": v, "n": n} for v, n in ranked[:500]]
+        return [{"value": v, "n": n, "raw": raw[v]} for v, n in ranked[:500]]
 
 
 def _sort_key(value: Any):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import timezone
 from pathlib import Path
 
@@ -1176,3 +1177,78 @@ def test_the_erase_dialog_masks_secrets_and_shows_hostile_text_literally(tmp_pat
             assert "tok-plain-but-marked" not in text and "\x1b" not in text and "\x07" not in text
             assert "[bold red]PWNED[/bold red]" in text
     run(main())
+
+
+# -- the frequency list shows times as the table does, and narrows to the exact rows ------------
+
+def time_store(root: Path) -> Path:
+    """Six beliefs observed at three moments of 2026: three at 10:00, two at 11:30, one on
+    02-27 at 08:15 (seconds all zero: the table shows "03-01 10:00" under "OBSERVED 2026")."""
+    at = {"T1": "2026-03-01T10:00:00Z", "T2": "2026-03-01T10:00:00Z", "T3": "2026-03-01T10:00:00Z",
+          "T4": "2026-03-01T11:30:00Z", "T5": "2026-03-01T11:30:00Z", "T6": "2026-02-27T08:15:00Z"}
+    return write_store(root, [(f"2026-03-02T09:00:0{n}Z", "write",
+                               entry(i, entity="svc", attribute=f"setting_{n}", value=n,
+                                     observed_at=t, scope="s"))
+                              for n, (i, t) in enumerate(at.items(), 1)])
+
+
+def test_the_frequency_list_shows_times_as_the_table_and_enter_narrows_to_exactly_those_rows(tmp_path):
+    store = time_store(tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 6)
+            beliefs = table(app, "#beliefs")
+            column = next(c for c in beliefs.columns if c.key == "observed_at")
+            cells = {beliefs.row_at(i)["memory_id"]: beliefs.column_layout.cell(
+                column, beliefs.row_at(i), None).plain for i in range(6)}
+            assert cells == {"T1": "03-01 10:00", "T2": "03-01 10:00", "T3": "03-01 10:00",
+                             "T4": "03-01 11:30", "T5": "03-01 11:30", "T6": "02-27 08:15"}
+            assert "OBSERVED 2026" in screen_text(app)
+            await pilot.press(*["right"] * beliefs.columns.index(column), "F")
+            await until(pilot, is_screen(app, "FrequencyModal"), what="the frequency list")
+            modal = app.screen
+            await wait_rows(pilot, "#frequencies", 3)
+            listed = table(app, "#frequencies")
+            shown = [(listed.row_at(i)["n"], listed.row_at(i)["value"].plain) for i in range(3)]
+            assert shown == [(3, "03-01 10:00"), (2, "03-01 11:30"), (1, "02-27 08:15")]
+            text = screen_text(app)
+            assert "OBSERVED 2026: 3 values over 6 rows" in text
+            assert "+00" not in text and "2026-03-01 11:30:00" not in text    # not DuckDB's text
+            # What enter narrows by is still DuckDB's ::VARCHAR of the value, unchanged.
+            assert [r["value"] for r in modal.rows] == \
+                [re.sub(r"([+-]\d\d):00$", r"\1", str(r["raw"])) for r in modal.rows]
+            await pilot.press("down", "enter")                     # 03-01 11:30: two rows
+            await until(pilot, lambda: name_of(app) == "BeliefsScreen" and beliefs.narrow is not None
+                        and beliefs.row_count == 2 and beliefs.row_at(1) is not None,
+                        what="the narrowing")
+            assert beliefs.row_count == 2
+            assert sorted(beliefs.row_at(i)["memory_id"] for i in range(2)) == ["T4", "T5"]
+            await pilot.press("escape", "F")                       # every row; 02-27 08:15: one
+            await until(pilot, is_screen(app, "FrequencyModal"), what="the frequency list again")
+            await wait_rows(pilot, "#frequencies", 3)
+            await pilot.press("end", "enter")
+            await until(pilot, lambda: name_of(app) == "BeliefsScreen" and beliefs.row_count == 1
+                        and beliefs.row_at(0) is not None, what="the second narrowing")
+            assert beliefs.row_at(0)["memory_id"] == "T6"
+            await pilot.press("escape")
+            await until(pilot, lambda: beliefs.narrow is None and beliefs.row_count == 6)
+    run(main())
+
+
+def test_times_the_format_would_show_alike_are_shown_whole():
+    """Two times one second apart under a format without seconds would read the same: the list
+    shows them whole, so no two of its rows read alike."""
+    from datetime import datetime, timezone
+    from inspector.tui.modals.frequencies import shown_all
+    from inspector.tui.widgets.columns import TimeSpan
+    rows = [{"value": "2026-03-01 10:00:00.5+00", "n": 2,
+             "raw": datetime(2026, 3, 1, 10, 0, 0, 500000, tzinfo=timezone.utc)},
+            {"value": "2026-03-01 10:00:00+00", "n": 1,
+             "raw": datetime(2026, 3, 1, 10, 0, tzinfo=timezone.utc)},
+            {"value": "2026-03-01 11:30:00+00", "n": 1,
+             "raw": datetime(2026, 3, 1, 11, 30, tzinfo=timezone.utc)}]
+    assert [t.plain for t in shown_all(rows, TimeSpan((2026,), False))] == \
+        ["2026-03-01 10:00:00.5+00", "2026-03-01 10:00:00+00", "03-01 11:30"]

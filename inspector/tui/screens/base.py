@@ -121,8 +121,11 @@ class InspectorScreen(Screen):
     def _count_values(self, table: VirtualTable, column) -> None:
         from ..modals.frequencies import FrequencyModal
         rows = self.frequency_source(table).frequencies(column.key)
+        # A time as the table's column shows it (its year in the header, seconds where rows
+        # have them): the format the table measured.
+        span = table.column_layout.span(column) if column.time else None
         self.app.call_from_thread(
-            self.app.push_screen, FrequencyModal(column, rows),
+            self.app.push_screen, FrequencyModal(column, rows, span),
             lambda chosen: chosen is not None and table.set_narrow((column.key, chosen["value"])))
 
     def frequency_source(self, table: VirtualTable):
