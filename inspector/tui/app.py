@@ -32,6 +32,7 @@ from .modals.plan import PlanModal
 from .screens import screen_classes, specs
 from .session import Session, apply_action, plan_action
 from .spec import Status
+from .widgets.typed_input import TypedInput
 
 LIVE_POLL_S = 0.1          # an os.stat of the log: another process's append is seen within 0.1 s
 # Keys typed while a dialog writes were meant for that dialog or the next one, never for the
@@ -256,8 +257,18 @@ class InspectorApp(App):
         self.session.chain = report
         self.call_from_thread(self.set_status, verifying=False, chain=report)
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            event._handed_to = self.focused     # where App's handler sends it (_on_key)
+        await super().on_event(event)
+
     def _on_key(self, event: events.Key) -> None:
-        """A key typed in the same burst as the one that opened a dialog reaches the app after
+        """A key of a burst that moved the focus to a field of the screen ("/timeout", "t2026")
+        was handed to the widget that had the focus (the table) before the focus moved, and
+        comes back here after it: it goes into the field, in order, as when typed slowly; it
+        never runs the screen's bindings ("e" of "timeout" would open an erasure).
+
+        A key typed in the same burst as the one that opened a dialog reaches the app after
         the dialog is on top, but from the screen below: it goes to the dialog (its reason, in
         order), never to the bindings (prevent_default: App's own handler, which checks them,
         does not run). Keys typed while a dialog writes, and the rest of their burst after it
@@ -266,6 +277,14 @@ class InspectorApp(App):
         runs would otherwise approve the next row with "a"). Any other key goes on to App's
         handler."""
         top = self.screen
+        handed_to, field = getattr(event, "_handed_to", None), self.focused
+        if handed_to is not None and handed_to is not field and isinstance(field, TypedInput) \
+                and not isinstance(top, ModalScreen) and field.screen is top \
+                and handed_to in top.walk_children():
+            event.prevent_default()
+            event.stop()
+            field.post_message(events.Key(event.key, event.character))
+            return
         if isinstance(top, TypeAhead) and getattr(top, "writing", False):
             self._quiet_until = max(self._quiet_until, event.time + TYPED_DURING_WRITE_S)
         elif not isinstance(top, ModalScreen) and \

@@ -319,3 +319,31 @@ def test_t_escape_and_a_digit_in_one_burst_leave_the_as_of_field_and_switch_scre
             assert app.screen.query_one("#as-of") is as_of and as_of.value == ""
             assert app.focused is table(app, "#beliefs")
     run(main())
+
+
+@pytest.mark.parametrize("keys, field, typed", [
+    (["slash", *"timeout"], "#filter", "timeout"),          # "e" of it opened an erasure
+    (["t", *"2030-01-01"], "#as-of", "2030-01-01"),         # digits switched screens
+    (["c", *"tenant:x"], "#context", "tenant:x"),           # "x" of it opened a quarantine
+])
+def test_what_is_typed_in_the_burst_that_focuses_a_field_goes_into_it(tmp_path, keys, field, typed):
+    """"/timeout" typed (or pasted) at once: the keys after "/" were handed to the table before
+    the focus moved to the filter, came back to the app after it, and ran the screen's
+    bindings ("t" to the as-of field, "e" an erasure dialog of the row under the cursor); the
+    filter stayed empty. They go into the field, in order, as when typed slowly."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+    before = len(events(store))
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await beliefs_ready(pilot)
+            burst(app, *keys)
+            target = app.screen.query_one(field)
+            await until(pilot, lambda: target.value == typed, what=f"{typed!r} in {field}", timeout=5)
+            await settle(pilot)
+            assert target.value == typed
+            assert name_of(app) == "BeliefsScreen" and app.focused is target
+            assert [s.__class__.__name__ for s in app.screen_stack][1:] == []
+    run(main())
+    assert len(events(store)) == before
