@@ -347,3 +347,27 @@ def test_what_is_typed_in_the_burst_that_focuses_a_field_goes_into_it(tmp_path, 
             assert [s.__class__.__name__ for s in app.screen_stack][1:] == []
     run(main())
     assert len(events(store)) == before
+
+
+def test_escape_and_a_digit_read_as_one_leave_the_field_and_switch_screens(tmp_path):
+    """In a real terminal "esc 4" typed fast is one read, "\\x1b4", which Textual took for
+    WezTerm's Option+4 and typed "¢" into the field (the filter read "a¢"). The app reads it
+    as alt+4: in a field, escape then 4; on a table, the 4."""
+    from textual._xterm_parser import XTermParser
+    import inspector.tui.app  # noqa: F401  (drops the Option+digit sequences)
+    parser = XTermParser()
+    assert [(e.key, e.character) for e in [*parser.feed("\x1b4"), *parser.feed("")]] == [("alt+4", "4")]
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await beliefs_ready(pilot)
+            burst(app, "slash", "a", "alt+4")
+            await until(pilot, is_screen(app, "QuarantineScreen"), what="Quarantine")
+            burst(app, "alt+1")
+            await until(pilot, is_screen(app, "BeliefsScreen"), what="Beliefs again")
+            await settle(pilot)
+            assert app.screen.query_one("#filter").value == "a"
+            assert app.focused is table(app, "#beliefs")
+    run(main())

@@ -51,6 +51,16 @@ class TypedInput(Input):
             else:
                 self._hold()
             return
+        if len(event.key) == 5 and event.key.startswith("alt+") \
+                and hasattr(self.screen, "action_leave_input"):
+            # escape and a key typed as one read ("esc 4": app.py's ANSI_SEQUENCES_KEYS): the
+            # escape, then the key round the app
+            event.stop()
+            event.prevent_default()
+            self.screen.action_leave_input()
+            self._hold(to_app=True)
+            self._held.append(events.Key(event.key[4:], event.key[4:]))
+            return
         if event.key == "escape" and hasattr(self.screen, "action_leave_input"):
             # A screen's own field: escape leaves it for the table now, and the rest of the
             # burst ("escape", "4": to the Quarantine screen) goes round the app as typed
