@@ -1252,3 +1252,23 @@ def test_times_the_format_would_show_alike_are_shown_whole():
              "raw": datetime(2026, 3, 1, 11, 30, tzinfo=timezone.utc)}]
     assert [t.plain for t in shown_all(rows, TimeSpan((2026,), False))] == \
         ["2026-03-01 10:00:00.5+00", "2026-03-01 10:00:00+00", "03-01 11:30"]
+
+
+def test_the_erase_dialog_warns_of_ids_that_hold_personal_data(tmp_path):
+    """An id written before ingest refused personal data in ids stays in the log and the
+    certificate: the dialog says so before the data owner confirms, as `erase` does."""
+    store = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("sam.k@example.org", subject="user:7")),
+        ("2025-01-01T00:00:01Z", "write", entry("J-1", attribute="b", subject="user:7"))])
+    os.chmod(store, 0o700)
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await erase_dialog(pilot, "user:7", rows=2)
+            warnings = [str(w.render()) for w in app.screen.query(".erase-warning")]
+            assert warnings == ["⚠ 1 of the erased ids hold personal data (sam.k@example.org): an "
+                                "erasure keeps every id in the log and lists it in the certificate, "
+                                "so that data stays; treat the log and the certificate as personal data"]
+    run(main())

@@ -75,6 +75,8 @@ class EraseModal(ActionDialog):
         with Vertical(id="erase-dialog"):
             yield Static(title)
             yield Static(Text(f"\n{would_erase(plan)}"))
+            for warning in getattr(plan, "warnings", ()):      # ids that hold personal data
+                yield Static(safe(f"⚠ {warning}", style="bold yellow"), classes="erase-warning")
             # Never focused (pageup and pagedown scroll it from the fields): a key typed while
             # the dialog opens goes to the confirmation field, not to the list.
             body = VerticalScroll(id="plan-body")
