@@ -161,11 +161,12 @@ class ModeBar(Static):
     def on_resize(self) -> None:
         self._draw()
 
-    # Tighter and tighter, until the tabs fit: the other screens' short labels, one space
-    # between tabs, the current one's short label too, counts as 1.2k and 3.4M, the digit
+    # Tighter and tighter, until the tabs fit: one space between whole labels (at 120 columns
+    # with a few counts: "3 Conflicts", not "3 Confl"), counts as 1.2k there too, then the
+    # other screens' short labels, one space between tabs, the current one's short label too, counts as 1.2k and 3.4M, the digit
     # against the other tabs' labels, and last only the current tab's count (a size or a queue
     # of another screen is one keypress away; a tab cut off the edge is not).
-    LEVELS = ({}, {"short": True}, {"short": True, "tight": True},
+    LEVELS = ({}, {"tight": True}, {"tight": True, "compact": True}, {"short": True}, {"short": True, "tight": True},
               {"short": True, "tight": True, "all_short": True},
               {"short": True, "tight": True, "all_short": True, "compact": True},
               {"short": True, "tight": True, "all_short": True, "compact": True, "joined": True},
