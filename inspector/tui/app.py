@@ -12,7 +12,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from textual import events, work
-from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual._time import get_time
 from textual.app import App
 from textual.binding import Binding
@@ -25,6 +24,7 @@ from ..store.registry import ACTIONS
 from ..store.logfile import StorePaths, exposure_warning
 from .commands import InspectorCommands
 from .keymap import load_config
+from .keyroute import note_handed, rerouted
 from .live import log_change
 from .modals.dialog import Pending, TypeAhead
 from .modals.erase import EraseModal
@@ -33,16 +33,6 @@ from .modals.plan import PlanModal
 from .screens import screen_classes, specs
 from .session import Session, apply_action, plan_action
 from .spec import Status
-from .widgets.typed_input import TypedInput
-
-# Escape then a digit typed fast reach the app as one read, "\x1b4", which Textual takes for
-# WezTerm's macOS Option+4 and types "¢" (Option+1..0, -, =, §): in a field, "esc 4" left "a¢"
-# in the filter instead of leaving it for Quarantine. An operator's escape comes first here:
-# without these entries the read is alt+4, which a field (TypedInput) and the app take as escape
-# then 4.
-for _sequence in ("\x1b1", "\x1b2", "\x1b3", "\x1b4", "\x1b5", "\x1b6", "\x1b7", "\x1b8", "\x1b9",
-                  "\x1b0", "\x1b-", "\x1b=", "\x1b§"):
-    ANSI_SEQUENCES_KEYS.pop(_sequence, None)
 
 LIVE_POLL_S = 0.1          # an os.stat of the log: another process's append is seen within 0.1 s
 # Keys typed while a dialog writes were meant for that dialog or the next one, never for the
@@ -268,15 +258,12 @@ class InspectorApp(App):
         self.call_from_thread(self.set_status, verifying=False, chain=report)
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            event._handed_to = self.focused     # where App's handler sends it (_on_key)
+        note_handed(self, event)
         await super().on_event(event)
 
     def _on_key(self, event: events.Key) -> None:
-        """A key of a burst that moved the focus to a field of the screen ("/timeout", "t2026")
-        was handed to the widget that had the focus (the table) before the focus moved, and
-        comes back here after it: it goes into the field, in order, as when typed slowly; it
-        never runs the screen's bindings ("e" of "timeout" would open an erasure).
+        """A key of a burst handed on before the focus moved goes where it would have gone
+        typed slowly (keyroute.rerouted).
 
         A key typed in the same burst as the one that opened a dialog reaches the app after
         the dialog is on top, but from the screen below: it goes to the dialog (its reason, in
@@ -287,21 +274,7 @@ class InspectorApp(App):
         runs would otherwise approve the next row with "a"). Any other key goes on to App's
         handler."""
         top = self.screen
-        handed_to, field = getattr(event, "_handed_to", None), self.focused
-        if handed_to is not None and handed_to is not field and isinstance(field, TypedInput) \
-                and not isinstance(top, ModalScreen) and field.screen is top \
-                and handed_to in top.walk_children():
-            event.prevent_default()
-            event.stop()
-            field.post_message(events.Key(event.key, event.character))
-            return
-        if len(event.key) == 5 and event.key.startswith("alt+") and not isinstance(top, ModalScreen) \
-                and event.time >= max(self._closed_at, self._quiet_until):
-            # escape and a key typed as one read (see ANSI_SEQUENCES_KEYS above), on a table:
-            # the key, as if typed after the escape ("esc 4": to Quarantine)
-            event.prevent_default()
-            event.stop()
-            self.post_message(events.Key(event.key[4:], event.key[4:]))
+        if rerouted(self, event, max(self._closed_at, self._quiet_until)):
             return
         if isinstance(top, TypeAhead) and getattr(top, "writing", False):
             self._quiet_until = max(self._quiet_until, event.time + TYPED_DURING_WRITE_S)

@@ -354,7 +354,7 @@ def test_escape_and_a_digit_read_as_one_leave_the_field_and_switch_screens(tmp_p
     WezTerm's Option+4 and typed "¢" into the field (the filter read "a¢"). The app reads it
     as alt+4: in a field, escape then 4; on a table, the 4."""
     from textual._xterm_parser import XTermParser
-    import inspector.tui.app  # noqa: F401  (drops the Option+digit sequences)
+    import inspector.tui.keyroute  # noqa: F401  (drops the Option+digit sequences)
     parser = XTermParser()
     assert [(e.key, e.character) for e in [*parser.feed("\x1b4"), *parser.feed("")]] == [("alt+4", "4")]
     store = private_copy("branch-contamination", tmp_path / "s")

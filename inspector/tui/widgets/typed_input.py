@@ -53,7 +53,7 @@ class TypedInput(Input):
             return
         if len(event.key) == 5 and event.key.startswith("alt+") \
                 and hasattr(self.screen, "action_leave_input"):
-            # escape and a key typed as one read ("esc 4": app.py's ANSI_SEQUENCES_KEYS): the
+            # escape and a key typed as one read ("esc 4": keyroute.py): the
             # escape, then the key round the app
             event.stop()
             event.prevent_default()

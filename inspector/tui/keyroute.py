@@ -1,0 +1,54 @@
+"""Where a key typed fast goes: as it would go typed slowly.
+
+Textual hands each key to the widget that has the focus when the key is read, and a burst
+(a paste, a fast typist) is read before any of it is handled. Two things follow, both fixed
+here for the app (app.InspectorApp's on_event and _on_key call in):
+
+- a key behind one that moves the focus to a field of the screen ("/timeout", "t2030") is
+  handed to the table and comes back to the app after the focus moved, where it would run the
+  screen's bindings ("e" of "timeout" opened an erasure): it goes into the field, in order;
+- escape then a digit typed fast is one read, "\\x1b4", which Textual takes for WezTerm's
+  macOS Option+4 and types "¢" (Option+1..0, -, =, §): in a field, "esc 4" left "a¢" in the
+  filter instead of leaving it for Quarantine. Without those sequences the read is alt+4,
+  which a field (TypedInput) takes as escape then 4, and `rerouted` on a table as the 4.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+from textual.screen import ModalScreen
+
+from .widgets.typed_input import TypedInput
+
+for _sequence in ("\x1b1", "\x1b2", "\x1b3", "\x1b4", "\x1b5", "\x1b6", "\x1b7", "\x1b8", "\x1b9",
+                  "\x1b0", "\x1b-", "\x1b=", "\x1b§"):
+    ANSI_SEQUENCES_KEYS.pop(_sequence, None)
+
+
+def note_handed(app, event: events.Event) -> None:
+    """Before App hands a key read from the terminal on: note the widget it goes to."""
+    if isinstance(event, events.Key) and not event.is_forwarded:
+        event._handed_to = app.focused
+
+
+def rerouted(app, event: events.Key, quiet_until: float) -> bool:
+    """Send on a key that came back to the app where it would have gone typed slowly: into the
+    field the focus moved to since it was handed on, or, escape and a key read as one (alt+4)
+    on a table, as the key alone (not inside the quiet time after a write, `quiet_until`).
+    Returns whether it did (the event is then stopped)."""
+    top, field = app.screen, app.focused
+    if isinstance(top, ModalScreen):
+        return False
+    handed_to = getattr(event, "_handed_to", None)
+    if handed_to is not None and handed_to is not field and isinstance(field, TypedInput) \
+            and field.screen is top and handed_to in top.walk_children():
+        target, key = field, events.Key(event.key, event.character)
+    elif len(event.key) == 5 and event.key.startswith("alt+") and event.time >= quiet_until:
+        target, key = app, events.Key(event.key[4:], event.key[4:])
+    else:
+        return False
+    event.prevent_default()
+    event.stop()
+    target.post_message(key)
+    return True
