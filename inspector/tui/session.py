@@ -68,6 +68,9 @@ class Session(EntryReads):
     def open(self, on_whole_read=None) -> Store:
         """The store, loaded; on_whole_read(size, why) is called when the whole log is read."""
         self.store = Store(self.path, scope=self.scope, on_whole_read=on_whole_read)
+        # Only the launch's read is announced: a later reload (a replaced log, taken live) is
+        # the header's chain state, and a loading line set then would never be cleared.
+        self.store.on_whole_read = None
         with self.store.lock:
             self.store.con.execute(sql("tui_order_create"))
             self.store.con.execute(sql("tui_changed_ids"), {"ids": []})
