@@ -28,6 +28,10 @@ DELETE FROM raw_file WHERE rowid >= $n
 -- Bytes DuckDB holds for the tables loaded so far (and everything else it keeps).
 SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()
 
+-- name: memory_not_cached
+-- Bytes DuckDB holds other than its cache of database files' blocks (lean.let_go).
+SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory() WHERE tag <> 'BASE_TABLE'
+
 -- name: compact_memory
 -- An in-memory database's checkpoint compresses its tables (and drops deleted rows): a cold
 -- load in ranges runs it when what it has loaded grows large, the TUI after building its

@@ -256,3 +256,37 @@ DROP TABLE IF EXISTS raw_parsed
 
 -- name: drop_raw_lines
 DROP TABLE IF EXISTS raw_lines
+
+-- name: build_versions
+-- A cold load that writes its view file as it reads (viewbuild.py) moves the rows read since
+-- the last move into the file attached as `base`: versions and known ids are appended, the
+-- entries and edges of the ids read again replace the file's.
+INSERT INTO base.versions SELECT * FROM versions_new
+
+-- name: build_entries_forget
+DELETE FROM base.entries WHERE memory_id IN (SELECT memory_id FROM touched)
+
+-- name: build_entries
+INSERT INTO base.entries SELECT * FROM entries_new
+
+-- name: build_edges_forget
+DELETE FROM base.edges WHERE src IN (SELECT memory_id FROM touched)
+
+-- name: build_edges
+INSERT INTO base.edges SELECT * FROM edges_new
+
+-- name: build_known_ids
+INSERT INTO base.known_ids SELECT * FROM known_new
+
+-- name: drop_versions_new
+-- Tables made again empty (the *_create statements): their memory is freed at once.
+DROP TABLE versions_new
+
+-- name: drop_entries_new
+DROP TABLE entries_new
+
+-- name: drop_edges_new
+DROP TABLE edges_new
+
+-- name: drop_known_new
+DROP TABLE known_new

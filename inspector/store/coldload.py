@@ -33,9 +33,19 @@ if TYPE_CHECKING:
 # (8% more on the 1M bench store, 1.8 -> 1.4 GB). INSPECTOR_COLD_CHUNK_BYTES sets another size.
 COLD_CHUNK_BYTES = 1 << 29
 
-# When the tables a cold load has built so far hold more than this, they are compressed
-# (compact_memory) before the next range: at 5M events that halves the peak.
+# When the rows a cold load has read hold more than this, they are moved into the view file it
+# writes as it reads (viewbuild.py) before the next range, or compressed (compact_memory) when
+# it writes none (a read-only store): at 5M events compressing halved the peak, and moving them
+# out of memory keeps the peak at one range's scratch and this. INSPECTOR_COLD_FOLD_BYTES sets
+# another size.
 COLD_COMPACT_BYTES = 1 << 30
+
+
+def cold_compact_bytes() -> int:
+    try:
+        return max(0, int(os.environ.get("INSPECTOR_COLD_FOLD_BYTES", COLD_COMPACT_BYTES)))
+    except ValueError:
+        return COLD_COMPACT_BYTES
 
 
 def cold_chunk_bytes() -> int:
@@ -88,8 +98,9 @@ def _take_ranges(store: "Store", identity: tuple[int, int], tail: Tail,
     """Load the ranges of the log file `identity` (device, inode) in order: fast, or exact from
     the range holding `exact_from`."""
     store.state.dev, store.state.inode = identity
+    limit = cold_compact_bytes()
     for start, end in bounds:
-        store.compact_over(COLD_COMPACT_BYTES)
+        store.shed(limit)
         try:
             _take_range(store, start, end, exact=exact_from is not None and end > exact_from,
                         torn=tail.torn if len(bounds) == 1 else None)

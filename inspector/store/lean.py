@@ -21,6 +21,7 @@ import time
 from typing import Callable, TypeVar
 
 from .engine import duckdb
+from .queries import sql
 
 CAP = 128 << 20
 # A whole-store command's judging (beliefs.in_ranges: the support walk, then a range of keys at
@@ -50,6 +51,23 @@ def capped(con: duckdb.DuckDBPyConnection, read: Callable[[], T], cap: int | Non
         raise
     _lift(con)
     return answer
+
+
+# What DuckDB may hold beyond its own tables and working memory while `let_go` evicts.
+LET_GO_SLACK = 64 << 20
+
+
+def let_go(con: duckdb.DuckDBPyConnection) -> None:
+    """Let go of DuckDB's cache of the blocks of attached database files (a view file just
+    written, which it keeps up to its memory limit): the limit is set just over what it holds
+    otherwise, which evicts them, then put back. Best effort: a limit it cannot meet is
+    refused, and nothing is let go."""
+    held = con.execute(sql("memory_not_cached")).fetchone()[0]
+    try:
+        con.execute(f"SET memory_limit = '{int(held + LET_GO_SLACK)}B'")
+    except duckdb.Error:
+        return
+    _lift(con)
 
 
 LIFT_TRIES = 100

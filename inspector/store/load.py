@@ -26,7 +26,7 @@ from .logfile import StorePaths, Tail, decode_lines, last_line, read_lines, stor
 from .contract import value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
-from . import coldload, connection, view
+from . import coldload, connection, view, viewbuild
 from .recovery import settle_if_idle
 from .strictscan import judge_line
 from .connection import EMPTY_BASE
@@ -85,6 +85,7 @@ class Store:
                                        "interrupted (finished or undone, as the log says)")
         self.con = connection.prepared(scope)
         self.base_seq = 0               # the last seq the attached persistent view holds
+        self.build: viewbuild.Build | None = None   # the view file a cold load writes
         self.generation = 0             # how many times the whole log was loaded again
         self._in_scratch = False
         self._load_all()
@@ -138,9 +139,46 @@ class Store:
         if self.on_whole_read is not None:
             self.on_whole_read(os.path.getsize(self.paths.log), found)
         with self._same_log():
-            coldload.load_cold(self)
+            self._load_cold(publish)
         if publish:
             self._publish()
+
+    def _load_cold(self, publish: bool) -> None:
+        """The whole log (coldload.py), written into a new view file as it is read when a view
+        of it is to be published (viewbuild.py: memory then holds one range's rows, not the
+        whole store's); in memory when the file cannot take them."""
+        if publish:
+            self.build = viewbuild.begin(self.con, self.paths, os.path.getsize(self.paths.log))
+        try:
+            coldload.load_cold(self)
+        except viewbuild.BuildFailed:
+            self.drop_scratch()
+            self.reset()
+            coldload.load_cold(self)
+        except BaseException:
+            self._drop_build()
+            raise
+
+    def _drop_build(self) -> None:
+        """Delete the view file a cold load was writing, and put the empty `base` back."""
+        if self.build is None:
+            return
+        self.build.abandon()
+        self.build = None
+        self.base_seq = 0
+        self._attach_empty_base()
+
+    def shed(self, limit: int) -> None:
+        """Between a cold load's ranges: when DuckDB holds more than `limit` bytes of rows, move
+        them into the view file being built (viewbuild.Build.fold), or compress them when there
+        is none (compact_over)."""
+        if self.build is None:
+            self.compact_over(limit)
+            return
+        with self.lock:
+            if self.con.execute(sql("memory_not_cached")).fetchone()[0] > limit:
+                self.build.fold()
+                self.base_seq = self.state.seq
 
     @contextmanager
     def _same_log(self) -> Iterator[None]:
@@ -189,6 +227,13 @@ class Store:
         """Write what is loaded as the new persistent view, then load again from it: the rows
         read into memory are freed, and what is answered is what every later command reads
         (the view just written, or one another process wrote since, both proven current)."""
+        if self.build is not None:
+            # The view file was written as the log was read: finish it, then read it.
+            build, self.build = self.build, None
+            build.finish(self.mark())
+            self.reset()
+            self._load_all(publish=False)
+            return
         if self._in_scratch or self.state.inode is None:
             return
         if not view.publish(self.con, self.paths, self.mark(), release=True):
@@ -347,6 +392,7 @@ class Store:
 
     def reset(self) -> None:
         """Drop everything loaded: the tables are as before the first line."""
+        self._drop_build()
         for name in CLEAR:
             self.con.execute(sql(name))
         self.state = LoadState(warnings=self.state.warnings)

@@ -45,8 +45,7 @@ VIEW_NAME = "view.duckdb"
 SNAPSHOT_NAME = "beliefs.duckdb"      # snapshot.py: the belief view a TUI left
 FORMAT = 2      # 2: the digest of the line at the mark (Mark.line)
 # Statements writing a view file (attached as `target` while it is written).
-WRITE = ("view_write_versions", "view_write_entries", "view_write_edges", "view_write_known_ids",
-         "view_meta_create")
+WRITE = ("view_write_versions", "view_write_entries", "view_write_edges", "view_write_known_ids")
 # What DuckDB may hold beyond the tables while it writes a view (publish): measured on 850k
 # long-valued entries (bench/synth.py --long --wide, 1M events), the write of the entries
 # peaked 1.2 GB lower than uncapped; half of this was too little (the write ran again uncapped).
@@ -208,13 +207,20 @@ def publish(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: Mark,
             lean.capped(con, lambda: con.execute(sql(name)), used + WRITE_HEADROOM)
             if release and name in RELEASE:
                 con.execute(sql(RELEASE[name]))
-        con.execute(sql("view_meta_write"), {
-            "format": FORMAT, "code": code_digest(), "dev": mark.dev, "ino": mark.ino,
-            "offset": mark.offset, "seq": mark.seq, "hash": mark.hash,
-            "chained": mark.chained, "unchained": mark.unchained, "line": mark.line})
-        for name in INDEX:
-            con.execute(sql(name))
+        write_record(con, mark)
     return write_derived(con, paths, VIEW_NAME, "target", mark, fill)
+
+
+def write_record(con: duckdb.DuckDBPyConnection, mark: Mark) -> None:
+    """Into the view file attached as `target`, whose tables are written: the record of the log
+    it was read from (`mark`) and the code that read it, and the indexes."""
+    con.execute(sql("view_meta_create"))
+    con.execute(sql("view_meta_write"), {
+        "format": FORMAT, "code": code_digest(), "dev": mark.dev, "ino": mark.ino,
+        "offset": mark.offset, "seq": mark.seq, "hash": mark.hash,
+        "chained": mark.chained, "unchained": mark.unchained, "line": mark.line})
+    for name in INDEX:
+        con.execute(sql(name))
 
 
 def write_derived(con: duckdb.DuckDBPyConnection, paths: StorePaths, name: str, alias: str,
@@ -236,7 +242,7 @@ def write_derived(con: duckdb.DuckDBPyConnection, paths: StorePaths, name: str, 
         finally:
             con.execute(f"DETACH {alias}")
         fsync_file(temp)
-        return rename_if_current(paths, temp, mark, paths.cache / name)
+        return bool(rename_if_current(paths, temp, mark, paths.cache / name))
     except (duckdb.Error, OSError):
         return False
     finally:
@@ -291,9 +297,10 @@ def writable(paths: StorePaths) -> bool:
         return False
 
 
-def rename_if_current(paths: StorePaths, temp: Path, mark: Mark, target: Path) -> bool:
+def rename_if_current(paths: StorePaths, temp: Path, mark: Mark, target: Path) -> bool | None:
     """Rename `temp` over `target` under the store's lock, only if the log is still the one
-    `mark` describes; never waits for the lock."""
+    `mark` describes; never waits for the lock. Returns whether it renamed, or None when the
+    lock was held by another process (a writer: the next command publishes)."""
     fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
                  FILE_MODE)
     try:
@@ -301,7 +308,7 @@ def rename_if_current(paths: StorePaths, temp: Path, mark: Mark, target: Path) -
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-                return False            # a writer holds the store: the next command publishes
+                return None             # a writer holds the store: the next command publishes
             raise
         try:
             if proven(paths, mark) is not None or not usable_dir(paths):

@@ -83,16 +83,19 @@ def reads(root: Path, ids: list[str]) -> dict[str, tuple[int, str]]:
 
 def cold_reads(root: Path, ids: list[str], chunk: int | None = None) -> dict[str, tuple[int, str]]:
     """The same commands with no view (the warm one is moved aside and put back after); with
-    `chunk`, the cold load reads the log in ranges of that many bytes."""
+    `chunk`, the cold load reads the log in ranges of that many bytes and moves what it read
+    into the view file it writes before every range (viewbuild.Build.fold)."""
     cache, aside = root / ".inspector", root.parent / "view-aside"
     if cache.exists():
         os.rename(cache, aside)
     if chunk is not None:
         os.environ["INSPECTOR_COLD_CHUNK_BYTES"] = str(chunk)
+        os.environ["INSPECTOR_COLD_FOLD_BYTES"] = "0"
     try:
         return reads(root, ids)
     finally:
         os.environ.pop("INSPECTOR_COLD_CHUNK_BYTES", None)
+        os.environ.pop("INSPECTOR_COLD_FOLD_BYTES", None)
         shutil.rmtree(cache, ignore_errors=True)
         if aside.exists():
             os.rename(aside, cache)
@@ -497,11 +500,12 @@ def test_a_log_replaced_while_the_lines_after_the_view_are_read_is_read_again(ra
 
 
 def test_a_publish_that_fails_after_letting_the_tables_go_reads_the_store_again(store, monkeypatch):
-    """publish(release=True) empties each table once it is written; when the view is then not
-    put in place (here: the log no longer the one read), the store is read again, once, and
-    answers as a cold load does."""
+    """A cold load writes its rows into the view file as it reads (viewbuild.py), as
+    publish(release=True) empties each table once written; when the view is then not put in
+    place (here: the log no longer the one read), the store is read again, once, and answers
+    as a cold load does."""
     tries = []
-    monkeypatch.setattr(view, "rename_if_current", lambda *args: tries.append(args) and False)
+    monkeypatch.setattr(view, "rename_if_current", lambda *args: tries.append(args) or False)
     s = Store(store, warn=False)
     assert len(tries) == 1 and not (store / ".inspector" / "view.duckdb").exists()
     assert (s.base_seq, s.state.seq) == (0, 6)
