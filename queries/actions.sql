@@ -20,8 +20,9 @@ FROM versions WHERE memory_id = $id ORDER BY seq
 SELECT malformed FROM entries WHERE memory_id = $id
 
 -- name: held_entries
--- The held queue, oldest hold first.
-SELECT state FROM entries WHERE status = 'held' ORDER BY seq
+-- The held queue after seq $after, oldest hold first (an entry's seq is its last event's, so
+-- no two are equal: entries.each_held goes on from the last it gave after running it again).
+SELECT seq, state FROM entries WHERE status = 'held' AND seq > $after ORDER BY seq
 
 -- name: audit_counts
 -- Events loaded and bodies replaced by erasure.

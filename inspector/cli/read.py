@@ -85,8 +85,10 @@ def held(store: Path, as_json: bool = JSON, scope: Optional[str] = SCOPE, wide: 
     """The held queue: writes the gate held for review, with the reason each was held."""
     def go():
         loaded = open_store(store, scope)
-        doc = {"held": capped(loaded.con, lambda: entries.held(loaded.con))}
-        jsonout.print_json(doc) if as_json else output.print_held(doc, output.Display(wide, reveal_secrets))
+        if as_json:
+            return jsonout.print_json_list("held", entries.each_held(loaded.con), {})
+        doc = {"held": list(entries.each_held(loaded.con))}
+        output.print_held(doc, output.Display(wide, reveal_secrets))
     run(go, store)
 
 

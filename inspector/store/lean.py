@@ -11,7 +11,7 @@ A cache that is over the cap gives blocks back; working memory cannot (the store
 to disk: a spill file would hold personal data no erasure knows about). A statement whose own
 working memory needs more than the cap (a walk over a very long chain) fails with DuckDB's
 OutOfMemoryException; the read then runs again without the cap (once the limit is lifted:
-`_lift`). The cap costs time in that case, never an answer: the read functions change no
+`lift`). The cap costs time in that case, never an answer: the read functions change no
 table the caller sees (those that judge a key do it in a transaction they roll back).
 """
 
@@ -37,19 +37,17 @@ def capped(con: duckdb.DuckDBPyConnection, read: Callable[[], T], cap: int | Non
     statement needed more (`cap`: CAP). `read` must be a read: running it twice gives one
     answer. The limit is put back to DuckDB's default, which is what a store's connection
     runs with (it sets none)."""
-    try:
-        con.execute(f"SET memory_limit = '{int(CAP if cap is None else cap)}B'")
-    except duckdb.Error:        # the tables this connection already holds are over the cap
+    if not limit(con, CAP if cap is None else cap):
         return read()
     try:
         answer = read()
     except duckdb.OutOfMemoryException:
-        _lift(con)
+        lift(con)
         return read()
     except BaseException:
-        _lift(con)
+        lift(con)
         raise
-    _lift(con)
+    lift(con)
     return answer
 
 
@@ -63,18 +61,25 @@ def let_go(con: duckdb.DuckDBPyConnection) -> None:
     otherwise, which evicts them, then put back. Best effort: a limit it cannot meet is
     refused, and nothing is let go."""
     held = con.execute(sql("memory_not_cached")).fetchone()[0]
+    if limit(con, held + LET_GO_SLACK):
+        lift(con)
+
+
+def limit(con: duckdb.DuckDBPyConnection, cap: int) -> bool:
+    """Cap DuckDB's memory at `cap` bytes (until `lift`); False when it cannot be (the tables
+    this connection holds are over it), and nothing is capped."""
     try:
-        con.execute(f"SET memory_limit = '{int(held + LET_GO_SLACK)}B'")
+        con.execute(f"SET memory_limit = '{int(cap)}B'")
     except duckdb.Error:
-        return
-    _lift(con)
+        return False
+    return True
 
 
 LIFT_TRIES = 100
 
 
-def _lift(con: duckdb.DuckDBPyConnection) -> None:
-    """RESET memory_limit. The statement needs a few KB of its own, which a read that just
+def lift(con: duckdb.DuckDBPyConnection) -> None:
+    """RESET memory_limit (what a store's connection runs with). The statement needs a few KB of its own, which a read that just
     failed for memory may not have given back yet (DuckDB's threads free it as they stop;
     an outside review saw the reset fail in 2 to 16 of 40 runs): it is tried again, 10 ms
     apart, for up to a second."""

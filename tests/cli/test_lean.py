@@ -113,7 +113,9 @@ def test_a_cap_below_what_the_tables_already_hold_is_not_taken_and_the_read_runs
 @pytest.mark.parametrize("args", [("show", "C2999"), ("lineage", "C1500"), ("held",)])
 def test_the_commands_answer_the_same_under_a_cap_they_need_more_than(chain, monkeypatch, args):
     free = inspector(args[0], chain, *args[1:], "--json")
-    monkeypatch.setattr(lean, "CAP", _used(Store(chain, warn=False).con) + (512 << 10))
+    tight_cap = _used(Store(chain, warn=False).con) + (512 << 10)
+    monkeypatch.setattr(lean, "CAP", tight_cap)
+    monkeypatch.setattr(entries, "HELD_CAP", tight_cap)     # held pages under its own cap
     tight = inspector(args[0], chain, *args[1:], "--json")
     assert (tight.code, free.code) == (0, 0)
     assert tight.json == free.json
@@ -151,3 +153,21 @@ def test_a_reset_that_never_gets_memory_is_raised_not_swallowed(con, monkeypatch
     with pytest.raises(duckdb.OutOfMemoryException):
         lean.capped(stuck, lambda: con.execute("SELECT 1").fetchone()[0], cap=16 << 20)
     assert stuck.resets == lean.LIFT_TRIES
+
+
+def test_scan_reads_the_values_under_the_cap_and_the_tui_s_scan_does_not(sample, monkeypatch):
+    """DuckDB keeps every block of the values it reads unless capped (1.4 GB at 5M long values)."""
+    from inspector.store import scan as scan_mod
+    store = Store(sample("incident-afternoon"), warn=False)     # a pii.no_subject: a text finding
+    caps = []
+    real = lean.capped
+
+    def recording(con, read, cap=None):
+        caps.append(cap)
+        return real(con, read, cap)
+    monkeypatch.setattr(lean, "capped", recording)
+    in_tui = scan_mod.scan(store, keep_view=True, cap=lean.WHOLE_CAP)
+    assert caps == []
+    alone = scan_mod.scan(store, cap=lean.WHOLE_CAP)
+    assert caps == [None]                   # the texts, at lean.CAP (judging caps on its own)
+    assert alone == in_tui and "pii.no_subject" in {f.rule for f in alone}

@@ -48,7 +48,82 @@ def test_the_events_of_an_entry_oldest_first(store):
 
 
 def test_the_held_queue_oldest_hold_first(store):
-    assert [e["id"] for e in entries.held(store.con)] == ["H2", "H1"]
+    assert [e["id"] for e in entries.each_held(store.con)] == ["H2", "H1"]
+
+
+@pytest.fixture
+def long_queue(tmp_path) -> Store:
+    """250 held entries, held in an order their ids do not sort in, with writes between."""
+    events = []
+    for i in range(250):
+        n = (i * 97) % 250
+        events.append((at(i % 60), "hold", entry(f"H{n:03d}", attribute=f"k{n}", status="held",
+                                                  held_reason="secret")))
+        if i % 3 == 0:
+            events.append((at(i % 60), "write", entry(f"W{i}", attribute=f"w{i}")))
+    loaded = Store(write_store(tmp_path / "q", events), warn=False)
+    yield loaded
+    loaded.close()
+
+
+QUEUE = [f"H{(i * 97) % 250:03d}" for i in range(250)]
+
+
+def test_the_held_queue_is_read_a_page_at_a_time_in_hold_order(long_queue, monkeypatch):
+    monkeypatch.setattr(entries, "HELD_PAGE", 7)
+    got = entries.each_held(long_queue.con)
+    first = [next(got)["id"] for _ in range(3)]
+    assert first == QUEUE[:3]
+    assert first + [e["id"] for e in got] == QUEUE
+    # the queue is sorted and paged under HELD_CAP, which is put back once the queue is read
+    watched = _FailsOnFetch(long_queue.con, set())
+    assert [e["id"] for e in entries.each_held(watched)] == QUEUE
+    assert watched.limits == ["256.0 MiB"]
+    assert long_queue.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == _default_limit()
+
+
+def _default_limit() -> str:
+    from inspector.store.engine import duckdb
+    return duckdb.connect().execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+
+class _FailsOnFetch:
+    """A connection whose fetches fail for memory at the chosen calls (DuckDB's paging of a
+    sort under a cap too small for it), and which records the memory limit of each run."""
+
+    def __init__(self, con, failing: set[int]):
+        self.con, self.failing, self.fetches, self.limits = con, failing, 0, []
+
+    def execute(self, statement, *args):
+        if "FROM entries" in statement:
+            self.limits.append(self.con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        self.con.execute(statement, *args)
+        return self
+
+    def fetchmany(self, n):
+        self.fetches += 1
+        if self.fetches in self.failing:
+            from inspector.store.engine import duckdb
+            raise duckdb.OutOfMemoryException("could not allocate block of size 256.0 KiB")
+        return self.con.fetchmany(n)
+
+
+@pytest.mark.parametrize("fails_at", [1, 5])
+def test_a_page_the_cap_is_too_small_for_is_read_again_uncapped_from_where_it_stopped(
+        long_queue, monkeypatch, fails_at):
+    monkeypatch.setattr(entries, "HELD_PAGE", 10)
+    con = _FailsOnFetch(long_queue.con, {fails_at})
+    assert [e["id"] for e in entries.each_held(con, cap=64 << 20)] == QUEUE
+    assert con.limits == ["64.0 MiB", _default_limit()]      # capped, then again uncapped
+    assert long_queue.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == _default_limit()
+
+
+def test_a_second_failure_uncapped_is_the_command_s_error(long_queue):
+    from inspector.store.engine import duckdb
+    con = _FailsOnFetch(long_queue.con, {2, 3})
+    with pytest.raises(duckdb.OutOfMemoryException):
+        list(entries.each_held(con, cap=64 << 20))
+    assert long_queue.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == _default_limit()
 
 
 def test_a_well_formed_entry_is_not_malformed(store):
