@@ -43,7 +43,7 @@ READER = textwrap.dedent("""
         store = Store(root, warn=False)                  # the view, and the lines since
         waits.append(time.monotonic() - started)
         entries.show(store.con, "E17", "the store")
-        entries.held(store.con)
+        list(entries.each_held(store.con))
         store.close()
         rounds += 1
     print(json.dumps({"rounds": rounds, "max_wait": max(waits),

@@ -371,3 +371,20 @@ def test_escape_and_a_digit_read_as_one_leave_the_field_and_switch_screens(tmp_p
             assert app.screen.query_one("#filter").value == "a"
             assert app.focused is table(app, "#beliefs")
     run(main())
+
+
+@pytest.mark.parametrize("action, keys, kept", [
+    ("erase", ["u", "tab", "D"], "u\tD"),
+    ("erase", ["u", "enter", "D"], "u\tD"),        # the erasure's enter moves to the reason
+    ("quarantine", ["u", "tab", "D"], "u\tD"),
+    ("quarantine", ["u", "enter", "D"], "uD"),     # enter there asks to confirm: not kept
+    ("erase", ["u", "escape", "D"], "uD"),
+])
+def test_a_field_boundary_typed_before_the_pending_dialog_has_its_field_is_kept(action, keys, kept):
+    """Under load a burst's tab could reach the pending dialog before its field had the focus:
+    it went to the app, and the plan's dialog took "user:42DSR-1" as the subject (CI, stop 43)."""
+    from inspector.tui.modals.dialog import Pending
+    pending = Pending(action, ["A"], None, None)
+    for key in keys:
+        pending.on_key(textual_events.Key(key, key if len(key) == 1 else None))
+    assert pending.typed() == kept

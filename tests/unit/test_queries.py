@@ -462,7 +462,11 @@ def test_one_entry_and_the_held_queue(bc):
     assert rows(bc.con, "entry_events", id="M7") == [
         (10, datetime(2025, 3, 1, 4, 6, 50, tzinfo=timezone.utc), "agent:427", "write", None, None,
          "active", json.dumps(after["M7"]["value"]), False)]
-    assert [json.loads(s) for s in firsts(bc.con, "held_entries")] == [after["M11"]]
+    m11 = [line["seq"] for line in lines if line["memory_id"] == "M11"][-1]
+    assert [(seq, json.loads(s)) for seq, s in rows(bc.con, "held_entries", after=-1)] == [
+        (m11, after["M11"])]
+    assert rows(bc.con, "held_entries", after=m11 - 1) != []
+    assert rows(bc.con, "held_entries", after=m11) == []        # the queue goes on after $after
     assert rows(bc.con, "audit_counts") == [(12, 0)]
 
 

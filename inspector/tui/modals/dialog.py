@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ...present.text import safe
-from ..widgets.typed_input import TypedInput  # noqa: F401 (re-exported: the dialogs' field)
+from ..widgets.typed_input import SEPARATOR, TypedInput  # noqa: F401 (TypedInput re-exported: the dialogs' field)
 
 
 class TypeAhead:
@@ -44,20 +44,30 @@ class TypeAhead:
         """What was typed before the field was there."""
         return "".join(self._early)
 
+    def separates(self, key: str) -> bool:
+        """Whether `key`, typed before a field had the focus, is the boundary to the next
+        field (kept as SEPARATOR, in order, as the field would keep it)."""
+        return False
+
     def on_key(self, event: events.Key) -> None:
-        if self.focused is not None or not event.is_printable or not event.character \
-                or getattr(self, "writing", False):
+        if self.focused is not None or getattr(self, "writing", False):
+            return
+        if self.separates(event.key):
+            character = SEPARATOR
+        elif event.is_printable and event.character:
+            character = event.character
+        else:
             return
         event.stop()
         event.prevent_default()
         fields = self.query(self.start_field)
         if not fields:
-            self._early.append(event.character)
+            self._early.append(character)
             return
         field = fields.first(Input)
         if not field.disabled:
             field.focus()
-            field.insert_text_at_cursor(event.character)
+            field.insert_text_at_cursor(character)
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._type_early)
@@ -103,6 +113,12 @@ class Pending(TypeAhead, ModalScreen[None]):
         # its next field, as in that dialog (kept for it, in order).
         field.enter_separates = self.action == "erase"
         field.focus()
+
+    def separates(self, key: str) -> bool:
+        # A tab (or an erasure's enter) that came before the field was mounted and focused:
+        # "user:42", tab, "DSR-1" typed while the dialog opened otherwise lost the tab to the
+        # app, and the plan's dialog got "user:42DSR-1" as its subject (seen under load).
+        return key == "tab" or (key == "enter" and self.action == "erase")
 
     def typed(self) -> str:
         fields = self.query("#reason")
