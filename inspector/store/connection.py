@@ -20,6 +20,13 @@ SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create"
          "touched_create", "scope_create", "cites_create", "cites_seq_create", "base_attach_empty",
          *EMPTY_BASE, *OVERLAYS)
 SETTINGS = ("set_utc", "no_progress_bar")
+
+
+def attach_empty_base(con: duckdb.DuckDBPyConnection) -> None:
+    """An empty in-memory `base` in place of a view file (none current, or one let go of):
+    the overlays then answer from the rows read since alone. `base` must be detached."""
+    for name in ("base_attach_empty", *EMPTY_BASE):
+        con.execute(sql(name))
 CONNECTION = {
     "threads": os.cpu_count() or 2,
     # Never spill to disk: a spill file (default ./.tmp) would hold personal data that no

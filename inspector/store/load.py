@@ -29,7 +29,6 @@ from .queries import sql
 from . import coldload, connection, view, viewbuild
 from .recovery import settle_if_idle
 from .strictscan import judge_line
-from .connection import EMPTY_BASE
 
 TAKE = ("staged_versions", "versions_insert", "known_ids_insert", "entries_touch", "entries_forget",
         "entries_refresh", "edges_forget", "edges_refresh")
@@ -166,7 +165,7 @@ class Store:
         self.build.abandon()
         self.build = None
         self.base_seq = 0
-        self._attach_empty_base()
+        connection.attach_empty_base(self.con)
 
     def shed(self, limit: int) -> None:
         """Between a cold load's ranges: when DuckDB holds more than `limit` bytes of rows, move
@@ -210,12 +209,8 @@ class Store:
             self.base_seq = found.seq
         else:
             self.base_seq = 0
-            self._attach_empty_base()
+            connection.attach_empty_base(self.con)
         return found
-
-    def _attach_empty_base(self) -> None:
-        for name in ("base_attach_empty", *EMPTY_BASE):
-            self.con.execute(sql(name))
 
     def mark(self) -> "view.Mark":
         """Where the loaded tables stand in the log."""

@@ -246,11 +246,16 @@ def write_derived(con: duckdb.DuckDBPyConnection, paths: StorePaths, name: str, 
     except (duckdb.Error, OSError):
         return False
     finally:
-        for leftover in (temp, Path(f"{temp}.wal")):
-            try:
-                os.unlink(leftover)
-            except OSError:
-                pass
+        remove_temp(temp)
+
+
+def remove_temp(temp: Path) -> None:
+    """Delete a derived file being written under a temp name, and its write-ahead log."""
+    for leftover in (temp, Path(f"{temp}.wal")):
+        try:
+            os.unlink(leftover)
+        except OSError:
+            pass
 
 
 def discard(paths: StorePaths) -> OSError | None:

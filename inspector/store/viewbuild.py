@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from .engine import duckdb
-from . import lean, view
+from . import connection, lean, view
 from .connection import EMPTY_BASE
 from .files import fsync_file, temp_name
 from .logfile import StorePaths
@@ -121,11 +120,7 @@ class Build:
                 self.con.execute("DETACH DATABASE IF EXISTS base")
             except duckdb.Error:
                 pass
-        for leftover in (self.temp, Path(f"{self.temp}.wal")):
-            try:
-                os.unlink(leftover)
-            except OSError:
-                pass
+        view.remove_temp(self.temp)
 
     def _attach_again(self, alias: str) -> None:
         """Attach the file again, only if the name still holds the file this build made: an
@@ -150,7 +145,6 @@ def begin(con: duckdb.DuckDBPyConnection, paths: StorePaths, log_bytes: int) -> 
     except (duckdb.Error, OSError):
         build.abandon()
         con.execute(sql("base_detach"))
-        for name in ("base_attach_empty", *EMPTY_BASE):
-            con.execute(sql(name))
+        connection.attach_empty_base(con)
         return None
     return build
