@@ -44,12 +44,15 @@ SELECT * FROM state_replay(tk) WHERE NOT now
 -- authority is the least authority in its support tree (itself, the summaries it rests on,
 -- the observations they cite).
 -- No part holds a row per (summary, ancestor): a chain of 20,000 summaries, each citing the
--- one before, once needed tens of GB.
+-- one before, once needed tens of GB. No part holds a row per entry either: the walk reads the
+-- store's state four times, each keeping only what it needs (a part with every entry's state
+-- and digest took 750 MB at 4.25M entries and put a warm `beliefs` at 894 MB):
+-- - `summ`: the summaries; `edge`: every entry's citations; `cited`: the entries cited;
+-- - `keyed`: the observations and summaries of the keys that have a summary, the only rows
+--   whose values are compared, each with its value's digest;
 -- - `torn`: the keys whose observations and summaries hold two or more values (only there can
 --   an observation contradict a summary: most keys agree, and a key summarized above a long
---   shared chain, a rolling summary, is then never walked at all); only the rows of keys with
---   a summary are grouped (grouping all 850k entries of a 1M-event store took 120 MB more and
---   put a warm `beliefs` over 500 MB);
+--   shared chain, a rolling summary, is then never walked at all);
 -- - `below`: every node a summary of such a key reaches, with the summary's key;
 -- - `seen`: inside `below`, walking up from those observations, what values of the key each
 --   node rests on, kept as one value or "two or more" (a row changes at most twice: USING
@@ -62,12 +65,25 @@ SELECT * FROM state_replay(tk) WHERE NOT now
 --   least authority below.
 CREATE OR REPLACE MACRO support_at(tk, now) AS TABLE
 WITH RECURSIVE
-st AS MATERIALIZED (
-    SELECT memory_id, kind, status, scope, authority, entity, attribute,
+summ AS MATERIALIZED (
+    SELECT memory_id, status, scope, authority, entity, attribute,
         sha256(coalesce(value::VARCHAR, '')) AS value_digest, justification
-    FROM state_at(tk, now)
+    FROM state_at(tk, now) WHERE kind = 'summary'
 ),
-summ AS MATERIALIZED (SELECT * FROM st WHERE kind = 'summary'),
+edge AS MATERIALIZED (
+    SELECT DISTINCT memory_id AS src, unnest(justification) AS dst
+    FROM state_at(tk, now) WHERE len(justification) > 0
+),
+cited AS MATERIALIZED (
+    SELECT memory_id, kind, status, scope, authority
+    FROM state_at(tk, now) WHERE memory_id IN (SELECT dst FROM edge)
+),
+keyed AS MATERIALIZED (
+    SELECT memory_id, kind, entity, attribute, sha256(coalesce(value::VARCHAR, '')) AS value_digest
+    FROM state_at(tk, now)
+    WHERE kind IN ('observation', 'summary')
+      AND (entity, attribute) IN (SELECT entity, attribute FROM summ)
+),
 cite AS (
     SELECT s.memory_id AS src, s.scope AS src_scope, unnest(s.justification) AS dst FROM summ s
 ),
@@ -75,14 +91,11 @@ cite_ok AS MATERIALIZED (
     SELECT c.src, c.dst, t.kind AS dst_kind, t.authority AS dst_authority,
         coalesce(t.status = 'active' AND t.kind IN ('observation', 'summary')
                  AND visible(t.scope, c.src_scope), false) AS ok
-    FROM cite c LEFT JOIN st t ON t.memory_id = c.dst
+    FROM cite c LEFT JOIN cited t ON t.memory_id = c.dst
 ),
-edge AS MATERIALIZED (SELECT DISTINCT memory_id AS src, unnest(justification) AS dst FROM st),
 torn AS MATERIALIZED (
     SELECT entity, attribute, row_number() OVER () AS kid FROM (
-        SELECT entity, attribute FROM st
-        WHERE kind IN ('observation', 'summary')
-          AND (entity, attribute) IN (SELECT entity, attribute FROM summ)
+        SELECT entity, attribute FROM keyed
         GROUP BY entity, attribute
         HAVING bool_or(kind = 'summary') AND bool_or(kind = 'observation')
            AND count(DISTINCT value_digest) > 1
@@ -90,14 +103,19 @@ torn AS MATERIALIZED (
 ),
 -- The walk below numbers what it carries (a node, a key, a value: equal numbers exactly when
 -- equal ids, keys, digests), so that its rows hold integers, not strings: a store of 658k
--- entries with 1M citations once took 1.4 GB here.
+-- entries with 1M citations once took 1.4 GB here. Only the entries it can reach are
+-- numbered: those cited, and those of a key with a summary (every summary among them). An
+-- entry that cites and is neither is never in `below`, so its citations carry nothing.
 vals AS MATERIALIZED (
     SELECT digest, row_number() OVER () AS vid FROM (
-        SELECT DISTINCT s.value_digest AS digest FROM st s JOIN torn t USING (entity, attribute)
-        WHERE s.kind IN ('observation', 'summary')
+        SELECT DISTINCT s.value_digest AS digest FROM keyed s JOIN torn t USING (entity, attribute)
     )
 ),
-ids AS MATERIALIZED (SELECT memory_id, row_number() OVER () AS nid FROM st),
+ids AS MATERIALIZED (
+    SELECT memory_id, row_number() OVER () AS nid FROM (
+        SELECT memory_id FROM cited UNION SELECT memory_id FROM keyed
+    )
+),
 -- A citation of an id the store lacks leads nowhere (no value, no citations of its own).
 iedge AS MATERIALIZED (
     SELECT a.nid AS src, b.nid AS dst
@@ -105,7 +123,7 @@ iedge AS MATERIALIZED (
 ),
 seed AS MATERIALIZED (
     SELECT i.nid, t.kid, v.vid AS value
-    FROM st o JOIN torn t USING (entity, attribute) JOIN vals v ON v.digest = o.value_digest
+    FROM keyed o JOIN torn t USING (entity, attribute) JOIN vals v ON v.digest = o.value_digest
     JOIN ids i ON i.memory_id = o.memory_id
     WHERE o.kind = 'observation'
 ),

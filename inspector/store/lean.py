@@ -25,10 +25,14 @@ from .queries import sql
 
 CAP = 128 << 20
 # A whole-store command's judging (beliefs.in_ranges: the support walk, then a range of keys at
-# a time) needs more working memory than a focused read: on the outside generator's 1M store
-# its steps took up to 330 MB, and at 384 MB the view's blocks were read again and again
-# (24.6 s against 18.2 s at 448 MB).
-WHOLE_CAP = 448 << 20
+# a time) needs more working memory than a focused read. The process holds 100-200 MB beside
+# DuckDB's capped memory, so the cap decides whether such a command stays under 500 MB: on the
+# 5M-event wide-long bench store (`conflicts --json`, as of a time inside its history) 448 MB
+# peaked at 625 MB, 320 MB at 500-513 MB, and 256 MB fell back uncapped five times (700+ MB).
+# At 1M, 320 MB took the time 448 MB did (27-30 s) and 40 MB less. The outside generator's 1M
+# store once measured steps of up to 330 MB, before the support walk read only the keys with
+# a summary (a step over the cap runs again without it: time, never an answer).
+WHOLE_CAP = 320 << 20
 T = TypeVar("T")
 
 

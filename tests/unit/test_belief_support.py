@@ -32,6 +32,7 @@ SOURCES = [
     obs("Q1"),                                              # quarantined below
     entry("N1", attribute="src_n1", value="n", scope="t:a/u:1", authority=3),   # narrower
     entry("B1", attribute="src_b1", value="b", scope="t:b", authority=3),       # elsewhere
+    obs("O3"), obs("O4", justification=["O3"]),     # O4: of a key no summary has, citing O3
 ]
 SUMMARIES = {
     "S_OK": (summary("S_OK", ["O1"]), True, 3),
@@ -55,6 +56,11 @@ SUMMARIES = {
                        authority=5, justification=["O1"], source="agent:1"), False, None),
     "S_AGREES": (entry("S_AGREES", attribute="src_o1", value="O1", kind="summary", scope="t:a",
                        authority=5, justification=["O1"], source="agent:1"), True, 3),
+    # the same, reached through an observation of a key that no summary has
+    "S_FAR": (entry("S_FAR", attribute="src_o3", value="not O3", kind="summary", scope="t:a",
+                    authority=5, justification=["O4"], source="agent:1"), False, None),
+    "S_FAR_AGREES": (entry("S_FAR_AGREES", attribute="src_o3", value="O3", kind="summary",
+                           scope="t:a", authority=5, justification=["O4"], source="agent:1"), True, 3),
 }
 
 

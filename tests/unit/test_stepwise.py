@@ -70,13 +70,15 @@ def test_stepwise_fills_support_with_the_macros_rows_and_leaves_no_part(tmp_path
 def test_the_parts_are_the_macros_and_each_is_dropped_after_its_last_use():
     parts, fill = stepwise.parts()
     names = [p.name for p in parts]
-    assert names == ["st", "summ", "cite", "cite_ok", "edge", "torn", "vals", "ids", "iedge", "seed",
-                     "tsumm", "below", "cited_by", "seen", "contradicted", "local_bad", "sedge",
+    assert names == ["summ", "edge", "cited", "keyed", "cite", "cite_ok", "torn", "vals", "ids",
+                     "iedge", "seed", "tsumm", "below", "cited_by", "seen", "contradicted", "local_bad", "sedge",
                      "obs_floor", "waits", "citers", "done"]
     dropped = [n for p in parts for n in p.drop_after]
     assert sorted(dropped) == sorted(set(names) - {"summ", "done"})   # the last statement's
     assert fill.startswith("CREATE OR REPLACE TABLE support AS SELECT s.memory_id")
-    assert all("$tk" not in p.sql for p in parts[1:]) and "state_at($tk, $now)" in parts[0].sql
+    # the store's state is read by the first four parts only, each keeping what it needs
+    assert [p.name for p in parts if "$tk" in p.sql] == ["summ", "edge", "cited", "keyed"]
+    assert all("state_at($tk, $now)" in p.sql for p in parts[:4])
 
 
 def test_a_part_that_fails_leaves_none_behind(tmp_path, monkeypatch):
