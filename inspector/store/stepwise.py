@@ -1,6 +1,6 @@
 """The support walk (macros.sql, `support_at`) run one part at a time, for the whole store.
 
-`support_at` is one statement of twenty common table expressions. DuckDB keeps every part it
+`support_at` is one statement of twenty-two common table expressions. DuckDB keeps every part it
 materializes until the statement ends: on a store of 658k entries and 1M citations the
 statement peaked at 1.2 GB. Here each part becomes a temporary table of the same name, built
 from the macro's own text (so there is one definition of the walk), and a part is dropped as
