@@ -7,16 +7,24 @@ here for the app (app.InspectorApp's on_event and _on_key call in):
 - a key behind one that moves the focus to a field of the screen ("/timeout", "t2030") is
   handed to the table and comes back to the app after the focus moved, where it would run the
   screen's bindings ("e" of "timeout" opened an erasure): it goes into the field, in order;
-- escape then a digit typed fast is one read, "\\x1b4", which Textual takes for WezTerm's
-  macOS Option+4 and types "¢" (Option+1..0, -, =, §): in a field, "esc 4" left "a¢" in the
-  filter instead of leaving it for Quarantine. Without those sequences the read is alt+4,
-  which a field (TypedInput) takes as escape then 4, and `rerouted` on a table as the 4.
+- escape then a key, typed within Textual's escape delay (100 ms), is one read ("\x1b/",
+  "\x1bx", "\x1b4") that Textual takes for alt and the key: the escape was lost ("esc /"
+  read as "/"), a dialog's field typed the "x" where escape closes the dialog, and "esc 4"
+  became WezTerm's macOS Option+4 and typed "¢" into the filter. The terminal's reader
+  (EscapeFirstParser) reads such a pair as escape, then the key. The sequences a terminal
+  sends that begin so are left as Textual reads them: escape sequences ("\x1b[", "\x1bO",
+  and the replies to queries) and Option+left/right on macOS ("\x1bb", "\x1bf": a word back
+  or on in a field). A key still read as alt+4 (a terminal reporting Alt itself, or an escape
+  the delay split from a partial sequence) goes, in a field (TypedInput), as escape then 4,
+  and `rerouted` on a table, as the 4. The app binds no alt key.
 """
 
 from __future__ import annotations
 
 from textual import events
 from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+from textual._xterm_parser import XTermParser
+from textual.drivers import linux_driver
 from textual.screen import ModalScreen
 
 from .widgets.typed_input import TypedInput
@@ -24,6 +32,27 @@ from .widgets.typed_input import TypedInput
 for _sequence in ("\x1b1", "\x1b2", "\x1b3", "\x1b4", "\x1b5", "\x1b6", "\x1b7", "\x1b8", "\x1b9",
                   "\x1b0", "\x1b-", "\x1b=", "\x1b§"):
     ANSI_SEQUENCES_KEYS.pop(_sequence, None)
+
+ESC = "\x1b"
+# After an escape, what begins a sequence a terminal sends (CSI, SS3, and the DCS, OSC, APC,
+# PM, SOS and ST of replies to queries): read on, as Textual does.
+INTRODUCERS = frozenset("[O]P_\\^X")
+
+
+class EscapeFirstParser(XTermParser):
+    """Textual's reader of the terminal, but escape and a printable key read as one are the
+    escape, then the key (module docstring)."""
+
+    def _sequence_to_key_events(self, sequence: str, alt: bool = False):
+        if len(sequence) == 2 and sequence[0] == ESC and sequence[1].isprintable() \
+                and sequence[1] not in INTRODUCERS and sequence not in ANSI_SEQUENCES_KEYS:
+            yield events.Key("escape", ESC)
+            yield from super()._sequence_to_key_events(sequence[1])
+            return
+        yield from super()._sequence_to_key_events(sequence, alt)
+
+
+linux_driver.XTermParser = EscapeFirstParser      # the reader a real terminal's input goes through
 
 
 def note_handed(app, event: events.Event) -> None:

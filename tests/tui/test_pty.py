@@ -121,3 +121,41 @@ def test_hostile_values_never_reach_the_terminal(tmp_path):
     assert b"abc\\u202edcba" in own and b"\\u{e0041}" in own
 
 
+
+
+def test_escape_and_a_key_read_as_one_are_the_escape_then_the_key(tmp_path):
+    """Escape then "?" typed within Textual's escape delay (100 ms) reach the app as one read,
+    "\\x1b?". Textual read it as alt and "?": the escape was lost and "?" was typed into the
+    filter. The app reads the escape (it leaves the filter for the table), then "?" (the keys'
+    help), as when typed slowly (keyroute.EscapeFirstParser)."""
+    store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
+                                          entry("A1", entity="e", attribute="a", value="plainvalue"))])
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", "open", str(store), "--operator", "t"],
+                            stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+                            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "140", "LINES": "40"})
+    os.close(slave)
+    out = bytearray()
+    help_shown = b"detail pane (l or tab to focus)"
+    try:
+        assert read_until(master, out, lambda data: b"plainvalue" in textual_own_removed(data)), \
+            "the app never painted the store"
+        quiet_for(master, out, 1.0)
+        os.write(master, b"/")
+        quiet_for(master, out, 0.5)
+        os.write(master, b"zz")
+        assert read_until(master, out, lambda data: b"zz" in textual_own_removed(data), limit=20)
+        quiet_for(master, out, 0.5)
+        mark = len(out)
+        os.write(master, b"\x1b?")
+        shown = read_until(master, out, lambda data: help_shown in textual_own_removed(data[mark:]), limit=20)
+        quiet_for(master, out, 0.5)
+        after = textual_own_removed(bytes(out[mark:]))
+        os.write(master, b"\x11")                      # ctrl+q
+        read_until(master, out, lambda data: proc.poll() is not None, limit=20)
+    finally:
+        proc.kill()
+        os.close(master)
+    assert shown, "escape and ? read as one did not open the help"
+    assert b"zz?" not in after

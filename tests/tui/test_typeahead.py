@@ -351,8 +351,9 @@ def test_what_is_typed_in_the_burst_that_focuses_a_field_goes_into_it(tmp_path, 
 
 def test_escape_and_a_digit_read_as_one_leave_the_field_and_switch_screens(tmp_path):
     """In a real terminal "esc 4" typed fast is one read, "\\x1b4", which Textual took for
-    WezTerm's Option+4 and typed "¢" into the field (the filter read "a¢"). The app reads it
-    as alt+4: in a field, escape then 4; on a table, the 4."""
+    WezTerm's Option+4 and typed "¢" into the field (the filter read "a¢"). The app's reader
+    of the terminal reads it as escape, then 4; a key still read as alt+4 (a terminal that
+    reports Alt itself) goes, in a field, as escape then 4; on a table, as the 4."""
     from textual._xterm_parser import XTermParser
     import inspector.tui.keyroute  # noqa: F401  (drops the Option+digit sequences)
     parser = XTermParser()
@@ -388,3 +389,33 @@ def test_a_field_boundary_typed_before_the_pending_dialog_has_its_field_is_kept(
     for key in keys:
         pending.on_key(textual_events.Key(key, key if len(key) == 1 else None))
     assert pending.typed() == kept
+
+
+@pytest.mark.parametrize("read, keys", [
+    ("\x1b4", [("escape", "\x1b"), ("4", "4")]),
+    ("\x1b/", [("escape", "\x1b"), ("slash", "/")]),         # Textual: ("slash", "/"), no escape
+    ("\x1bx", [("escape", "\x1b"), ("x", "x")]),             # Textual: alt+x, typed into a field
+    ("\x1b?", [("escape", "\x1b"), ("question_mark", "?")]),
+    ("a\x1b1b", [("a", "a"), ("escape", "\x1b"), ("1", "1"), ("b", "b")]),
+    ("\x1b\x1b/", [("escape", "\x1b"), ("escape", "\x1b"), ("slash", "/")]),
+    # what a terminal sends that begins with escape is read as Textual reads it
+    ("\x1b[A", [("up", None)]),
+    ("\x1bOP", [("f1", None)]),
+    ("\x1bb", [("ctrl+left", None)]),                       # macOS Option+left: a word back
+    ("\x1bf", [("ctrl+right", None)]),
+    ("\x1b\x7f", [("ctrl+w", None)]),
+    ("\x1b\t", [("shift+tab", None)]),
+    ("\x1bX", [("alt+shift+x", "X")]),                      # SOS introducer: read on, then alt
+    ("\x1b", [("escape", "\x1b")]),
+])
+def test_the_terminal_reader_reads_escape_and_a_key_as_the_escape_then_the_key(read, keys):
+    from inspector.tui.keyroute import EscapeFirstParser
+    parser = EscapeFirstParser()
+    assert [(e.key, e.character) for e in [*parser.feed(read), *parser.feed("")]] == keys
+
+
+def test_a_real_terminal_is_read_by_the_apps_reader():
+    from textual.drivers import linux_driver
+    import inspector.tui.app  # noqa: F401
+    from inspector.tui.keyroute import EscapeFirstParser
+    assert linux_driver.XTermParser is EscapeFirstParser
