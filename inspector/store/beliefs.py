@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Callable, Iterator
 
 from .engine import duckdb
-from . import jsonsafe, macros, stepwise
+from . import jsonsafe, lean, macros, stepwise
 from .lean import capped
 from .model import format_time, now_utc
 from .queries import sql
@@ -149,6 +149,13 @@ PART_ENTRIES = 100_000
 # needed more (one was built again uncapped) and peaked at 837 MB; 25,000: 570 MB in 18.5 s;
 # 10,000: 551 MB in 22.7 s (each range reads the view again); uncapped: 873 MB in 16.6 s.
 LEAN_PART_ENTRIES = 25_000
+# A range under a cap is LEAN_SPLIT pieces of about LEAN_PART_ENTRIES // LEAN_SPLIT entries.
+# A range whose working memory is over the cap (long values, many versions: at 5M events of
+# the wide-long bench store, 12 to 18 of 68 ranges needed more than 256 MB) is built again a
+# half at a time, each capped, and a half that still needs more a piece at a time (a piece
+# still over it runs uncapped: time, never an answer). Before, the whole range ran uncapped
+# and `conflicts` took 700+ MB; a cap of 320 MB that every range fitted took 504-525 MB.
+LEAN_SPLIT = 4
 
 
 def _capped(con: duckdb.DuckDBPyConnection, build: Callable[[], None], cap: int | None) -> None:
@@ -189,24 +196,45 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool,
     params = {"tk": tk, "tv": spec.moment.tv, "ctx": spec.context}
     _capped(con, lambda: stepwise.materialize(con, tk, now), cap)
     if keep:
-        size = PART_ENTRIES
+        size, split = PART_ENTRIES, 1
+    elif cap is None:
+        size, split = max(1, PART_ENTRIES // 2), 1
     else:
-        size = max(1, PART_ENTRIES // 2) if cap is None else LEAN_PART_ENTRIES
+        size, split = max(1, LEAN_PART_ENTRIES // LEAN_SPLIT), LEAN_SPLIT
     starts = con.execute(macros.sql(con, "judged_range_starts"),
                          {"tk": tk, "now": now, "size": size}).fetchall()
     add_range = macros.sql(con, "judged_add_range")     # its macros checked once, not per range
+    pieces = list(zip([(None, None), *starts], [*starts, (None, None)]))
     before = 0
-    for n, (lo, hi) in enumerate(zip([(None, None), *starts], [*starts, (None, None)])):
+
+    def build(lo: tuple, hi: tuple, empty: bool) -> None:
         bounds = {"lo_entity": lo[0], "lo_attribute": lo[1], "hi_entity": hi[0],
                   "hi_attribute": hi[1]}
+        if empty:
+            con.execute(sql("judged_empty"))
+            con.execute(sql("beliefs_empty"), params)
+        con.execute(add_range, {"tk": tk, "now": now, **bounds})
+        con.execute(sql("beliefs_add_range"), {**params, **bounds, "before": before})
 
-        def build(empty: bool = n == 0 or not keep, bounds: dict = bounds, before: int = before):
-            if empty:
-                con.execute(sql("judged_empty"))
-                con.execute(sql("beliefs_empty"), params)
-            con.execute(add_range, {"tk": tk, "now": now, **bounds})
-            con.execute(sql("beliefs_add_range"), {**params, **bounds, "before": before})
-        _capped(con, build, cap)
+    def build_capped(mine: list, empty: bool) -> None:
+        """The pieces `mine` as one range under the cap; if it needs more, each half so, down
+        to a piece, which runs uncapped if it still needs more (lean.capped)."""
+        nonlocal before
+        whole = lambda: build(mine[0][0], mine[-1][1], empty)   # noqa: E731
+        if len(mine) == 1:
+            capped(con, whole, cap)
+        elif not lean.fits(con, whole, cap):
+            half = (len(mine) + 1) // 2
+            build_capped(mine[:half], empty)
+            before = con.execute(sql("beliefs_positions")).fetchone()[1] or before
+            build_capped(mine[half:], False)
+
+    for n in range(0, len(pieces), split):
+        empty = n == 0 or not keep
+        if cap is None:
+            build(pieces[n][0], pieces[min(n + split, len(pieces)) - 1][1], empty)
+        else:
+            build_capped(pieces[n:n + split], empty)
         before = con.execute(sql("beliefs_positions")).fetchone()[1] or before
         yield
     if not keep:

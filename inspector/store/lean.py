@@ -26,13 +26,13 @@ from .queries import sql
 CAP = 128 << 20
 # A whole-store command's judging (beliefs.in_ranges: the support walk, then a range of keys at
 # a time) needs more working memory than a focused read. The process holds 100-200 MB beside
-# DuckDB's capped memory, so the cap decides whether such a command stays under 500 MB: on the
-# 5M-event wide-long bench store (`conflicts --json`, as of a time inside its history) 448 MB
-# peaked at 625 MB, 320 MB at 500-513 MB, and 256 MB fell back uncapped five times (700+ MB).
-# At 1M, 320 MB took the time 448 MB did (27-30 s) and 40 MB less. The outside generator's 1M
-# store once measured steps of up to 330 MB, before the support walk read only the keys with
-# a summary (a step over the cap runs again without it: time, never an answer).
-WHOLE_CAP = 320 << 20
+# DuckDB's capped memory, so the cap decides whether such a command stays under 500 MB. On the
+# 5M-event wide-long bench store (`conflicts --json`, as of a time inside its history): 448 MB
+# peaked at 625 MB, 320 MB at 504-525 MB. At 256 MB, 12-18 of its 68 ranges need more: run
+# again uncapped they took it to 700+ MB; built again a half at a time (in_ranges) 431 MB, in
+# 98-111 s against 81 s at 320 MB. At 1M, where every range fits, 256 MB takes 348 MB in
+# 18.4-18.8 s against 400 MB in 17.0-18.0 s.
+WHOLE_CAP = 256 << 20
 T = TypeVar("T")
 
 
@@ -53,6 +53,33 @@ def capped(con: duckdb.DuckDBPyConnection, read: Callable[[], T], cap: int | Non
         raise
     lift(con)
     return answer
+
+
+def fits(con: duckdb.DuckDBPyConnection, build: Callable[[], None], cap: int) -> bool:
+    """build(), in a transaction of its own, with DuckDB's memory limit at `cap` bytes; False
+    when a statement needed more: the transaction is rolled back (nothing build() wrote
+    stays) and the limit lifted, for the caller to build it in smaller pieces. When the cap
+    cannot be set (the tables this connection holds are over it), build() runs uncapped,
+    and True. The connection must not be in a transaction."""
+    capped_now = limit(con, cap)
+    con.execute("BEGIN")
+    try:
+        build()
+        con.execute("COMMIT")
+    except duckdb.OutOfMemoryException:
+        con.execute("ROLLBACK")
+        if capped_now:
+            lift(con)
+            return False
+        raise
+    except BaseException:
+        con.execute("ROLLBACK")
+        if capped_now:
+            lift(con)
+        raise
+    if capped_now:
+        lift(con)
+    return True
 
 
 # What DuckDB may hold beyond its own tables and working memory while `let_go` evicts.

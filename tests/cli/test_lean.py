@@ -64,6 +64,48 @@ def test_an_error_that_is_not_memory_is_raised_and_the_limit_is_put_back(con):
     assert _limit(con) == before
 
 
+def test_a_build_that_fits_is_committed_under_the_cap_and_the_limit_is_put_back(con):
+    before = _limit(con)
+    con.execute("CREATE TEMP TABLE t (i BIGINT)")
+    seen = []
+
+    def build():
+        seen.append(_limit(con))
+        con.execute("INSERT INTO t SELECT i FROM range(1000) r(i)")
+    assert lean.fits(con, build, cap=64 << 20) is True
+    assert seen == ["64.0 MiB"] and _limit(con) == before
+    assert con.execute("SELECT count(*), sum(i) FROM t").fetchone() == (1000, 499500)
+
+
+def test_a_build_needing_more_than_the_cap_leaves_nothing_and_says_so(con):
+    """Its first statement's rows are rolled back with the statement that needed more, so the
+    caller can build the same rows again in pieces."""
+    before = _limit(con)
+    con.execute("CREATE TEMP TABLE t (i BIGINT)")
+
+    def build():
+        con.execute("INSERT INTO t SELECT i FROM range(1000) r(i)")
+        con.execute(f"INSERT INTO t {NEEDS_MORE}")
+    assert lean.fits(con, build, cap=16 << 20) is False
+    assert _limit(con) == before
+    assert con.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    con.execute("BEGIN")            # no transaction was left open
+    con.execute("ROLLBACK")
+
+
+def test_a_build_failing_otherwise_is_rolled_back_and_raised(con):
+    before = _limit(con)
+    con.execute("CREATE TEMP TABLE t (i BIGINT)")
+
+    def build():
+        con.execute("INSERT INTO t SELECT i FROM range(10) r(i)")
+        con.execute("SELECT * FROM no_such_table")
+    with pytest.raises(duckdb.CatalogException):
+        lean.fits(con, build, cap=64 << 20)
+    assert _limit(con) == before
+    assert con.execute("SELECT count(*) FROM t").fetchone() == (0,)
+
+
 @pytest.fixture(scope="module")
 def chain(tmp_path_factory):
     """C0 observes; C1..C2999 summarize the one before, all of one key (so `show` judges

@@ -101,14 +101,18 @@ def test_a_part_named_like_a_table_of_the_store_is_refused(tmp_path):
 
 
 def test_beliefs_under_a_cap_that_forces_retries_equal_those_without(tmp_path, monkeypatch):
-    """A cap just over what the store's tables hold: some steps need more and are built again
-    without it; every row is the same, in the same order."""
+    """A cap just over what the store's tables hold: some ranges need more and are built again
+    a piece at a time, and some pieces again without the cap; every row is the same, in the
+    same order."""
     store = Store(_store_with_summaries(tmp_path / "s", 3))
     spec = beliefs.ViewSpec(None, beliefs.Moment.resolve())
     plain = list(beliefs.each_belief_of(store.con, spec))
-    monkeypatch.setattr(beliefs, "LEAN_PART_ENTRIES", 7)
-    runs = []
-    real = lean.capped
+    assert len(plain) == 6
+    # pieces of 7 entries: a piece a key (13-14 entries each), ranges of four pieces
+    monkeypatch.setattr(beliefs, "LEAN_PART_ENTRIES", 28)
+    monkeypatch.setattr(beliefs, "LEAN_SPLIT", 4)
+    runs, whole = [], []
+    real, real_fits = lean.capped, lean.fits
 
     def counting(con, read, cap=None):
         runs.append(0)
@@ -118,11 +122,51 @@ def test_beliefs_under_a_cap_that_forces_retries_equal_those_without(tmp_path, m
             return read()
         return real(con, counted, cap)
 
+    def fitting(con, build, cap):
+        whole.append(real_fits(con, build, cap))
+        return whole[-1]
+
     monkeypatch.setattr(beliefs, "capped", counting)
+    monkeypatch.setattr(lean, "fits", fitting)
     assert list(beliefs.each_belief_of(store.con, spec, cap=1 << 30)) == plain
-    assert runs == [1] * (1 + 6)     # the support walk, then a range a key (13-14 entries each)
+    assert runs == [1] and whole == [True, True]     # the support walk; two ranges (4 + 2 keys)
     runs.clear()
+    whole.clear()
     used = store.con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
     assert list(beliefs.each_belief_of(store.con, spec, cap=used + (256 << 10))) == plain
-    assert len(runs) == 7 and set(runs) <= {1, 2} and 2 in runs
-    assert len(plain) == 6
+    # a range that did not fit went again a half at a time (each half tried as a range, or a
+    # piece, once or twice)
+    assert False in whole and whole[0] is not None and set(runs) <= {1, 2}
+
+
+def test_a_range_over_the_cap_is_built_a_half_at_a_time_with_the_same_rows(tmp_path, monkeypatch):
+    """Every range that does not fit the cap (here: each is made to fail for memory after
+    its statements ran) is rolled back and built again a half at a time, down to a piece: the
+    rows, each piece's numbered on from the pieces before, are the range's."""
+    store = Store(_store_with_summaries(tmp_path / "s", 3))
+    spec = beliefs.ViewSpec(None, beliefs.Moment.resolve())
+    plain = list(beliefs.each_belief_of(store.con, spec))
+    monkeypatch.setattr(beliefs, "LEAN_PART_ENTRIES", 28)     # a piece a key, four to a range
+    monkeypatch.setattr(beliefs, "LEAN_SPLIT", 4)
+    tried, pieces = [], []
+    real, real_fits = lean.capped, lean.fits
+
+    def over(con, build, cap):
+        def needs_more():
+            build()
+            tried.append(con.execute("SELECT count(DISTINCT (entity, attribute)) FROM judged").fetchone()[0])
+            raise duckdb.OutOfMemoryException("made to need more")
+        return real_fits(con, needs_more, cap)
+
+    def piece(con, read, cap=None):
+        answer = real(con, read, cap)
+        pieces.append(con.execute("SELECT count(DISTINCT (entity, attribute)) FROM judged").fetchone()[0])
+        return answer
+    monkeypatch.setattr(lean, "fits", over)
+    monkeypatch.setattr(beliefs, "capped", piece)
+    assert list(beliefs.each_belief_of(store.con, spec, cap=1 << 30)) == plain
+    assert [r["pos"] for r in plain] == [1, 2, 3, 4, 5, 6]
+    # keys in `judged` at each try's failure: 4 (range 1), 2 (its first half), 4 (its second
+    # half, after the first half's two pieces), 2 (range 2); after each piece, one key more
+    assert tried == [4, 2, 4, 2]
+    assert pieces == [0, 1, 2, 3, 4, 1, 2]       # the walk (no judged rows), then six pieces
