@@ -82,14 +82,20 @@ def painted(data: bytes) -> bool:
     return all(p in own for p in PAINTED)
 
 
-def test_hostile_values_never_reach_the_terminal(tmp_path):
-    store = hostile_store(tmp_path)
+def open_in_terminal(store, lines: int, columns: int) -> tuple[int, subprocess.Popen]:
+    """The app on `store` in a pseudo-terminal of lines x columns: (its master end, the app)."""
     master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 45, 180, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
     proc = subprocess.Popen([sys.executable, "-m", "inspector", "open", str(store), "--operator", "t"],
                             stdin=slave, stdout=slave, stderr=slave, close_fds=True,
-                            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "180", "LINES": "45"})
+                            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": str(columns),
+                                 "LINES": str(lines)})
     os.close(slave)
+    return master, proc
+
+
+def test_hostile_values_never_reach_the_terminal(tmp_path):
+    master, proc = open_in_terminal(hostile_store(tmp_path), 45, 180)
     out = bytearray()
     try:
         assert read_until(master, out, painted), \
@@ -130,12 +136,7 @@ def test_escape_and_a_key_read_as_one_are_the_escape_then_the_key(tmp_path):
     help), as when typed slowly (keyroute.EscapeFirstParser)."""
     store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
                                           entry("A1", entity="e", attribute="a", value="plainvalue"))])
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "inspector", "open", str(store), "--operator", "t"],
-                            stdin=slave, stdout=slave, stderr=slave, close_fds=True,
-                            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "140", "LINES": "40"})
-    os.close(slave)
+    master, proc = open_in_terminal(store, 40, 140)
     out = bytearray()
     help_shown = b"detail pane (l or tab to focus)"
     try:
