@@ -186,9 +186,10 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool,
     emptied: nothing is left that looks like the whole view.
     cap (without keep, outside a transaction: a command's own connection): DuckDB's memory is
     capped at `cap` bytes while the support walk and each range are built, in ranges of
-    LEAN_PART_ENTRIES (lean.capped: a step that needs more is built again without the cap),
-    so that the blocks of the view they read are let go and a range's working memory stays
-    small."""
+    LEAN_PART_ENTRIES, so that the blocks of the view they read are let go and a range's
+    working memory stays small. A range that needs more is rolled back and built again a half
+    at a time, down to LEAN_PART_ENTRIES // LEAN_SPLIT entries; the walk, or such a piece,
+    that still needs more is built again without the cap (lean.capped)."""
     if cap is not None and keep:
         raise ValueError("in_ranges: a cap needs ranges that replace each other (keep=False)")
     tk = spec.moment.tk
