@@ -233,7 +233,7 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool,
     for n in range(0, len(pieces), split):
         empty = n == 0 or not keep
         if cap is None:
-            build(pieces[n][0], pieces[min(n + split, len(pieces)) - 1][1], empty)
+            build(*pieces[n], empty)                 # split is 1: a range is a piece
         else:
             build_capped(pieces[n:n + split], empty)
         before = con.execute(sql("beliefs_positions")).fetchone()[1] or before

@@ -66,16 +66,13 @@ def fits(con: duckdb.DuckDBPyConnection, build: Callable[[], None], cap: int) ->
     try:
         build()
         con.execute("COMMIT")
-    except duckdb.OutOfMemoryException:
+    except BaseException as error:
         con.execute("ROLLBACK")
-        if capped_now:
-            lift(con)
+        if not capped_now:
+            raise
+        lift(con)
+        if isinstance(error, duckdb.OutOfMemoryException):
             return False
-        raise
-    except BaseException:
-        con.execute("ROLLBACK")
-        if capped_now:
-            lift(con)
         raise
     if capped_now:
         lift(con)

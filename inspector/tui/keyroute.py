@@ -7,13 +7,13 @@ here for the app (app.InspectorApp's on_event and _on_key call in):
 - a key behind one that moves the focus to a field of the screen ("/timeout", "t2030") is
   handed to the table and comes back to the app after the focus moved, where it would run the
   screen's bindings ("e" of "timeout" opened an erasure): it goes into the field, in order;
-- escape then a key, typed within Textual's escape delay (100 ms), is one read ("\x1b/",
-  "\x1bx", "\x1b4") that Textual takes for alt and the key: the escape was lost ("esc /"
+- escape then a key, typed within Textual's escape delay (100 ms), is one read ("\\x1b/",
+  "\\x1bx", "\\x1b4") that Textual takes for alt and the key: the escape was lost ("esc /"
   read as "/"), a dialog's field typed the "x" where escape closes the dialog, and "esc 4"
   became WezTerm's macOS Option+4 and typed "¢" into the filter. The terminal's reader
   (EscapeFirstParser) reads such a pair as escape, then the key. The sequences a terminal
-  sends that begin so are left as Textual reads them: escape sequences ("\x1b[", "\x1bO",
-  and the replies to queries) and Option+left/right on macOS ("\x1bb", "\x1bf": a word back
+  sends that begin so are left as Textual reads them: escape sequences ("\\x1b[", "\\x1bO",
+  and the replies to queries) and Option+left/right on macOS ("\\x1bb", "\\x1bf": a word back
   or on in a field). A key still read as alt+4 (a terminal reporting Alt itself, or an escape
   the delay split from a partial sequence) goes, in a field (TypedInput), as escape then 4,
   and `rerouted` on a table, as the 4. The app binds no alt key.
