@@ -258,6 +258,9 @@ class InspectorApp(App):
         self.call_from_thread(self.set_status, verifying=False, chain=report)
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded \
+                and isinstance(self.screen, TypeAhead) and self.screen.hold(event):
+            return
         note_handed(self, event)
         await super().on_event(event)
 
@@ -337,8 +340,8 @@ class InspectorApp(App):
         with what was typed meanwhile."""
         if self.screen is not pending:
             return
-        modal = CONFIRMATIONS[plan.action.confirm](plan, hidden, typed=pending.typed(), **context)
-        self.switch_screen(modal)
+        pending.hand_over(lambda typed: CONFIRMATIONS[plan.action.confirm](
+            plan, hidden, typed=typed, **context))
 
     def apply_plan(self, dialog, plan, reason: str) -> None:
         self._write(dialog, plan, reason)

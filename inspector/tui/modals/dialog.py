@@ -7,6 +7,8 @@ write is done (`done`)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.text import Text
 from textual import events
 from textual._time import get_time
@@ -23,11 +25,12 @@ from ..widgets.typed_input import SEPARATOR, TypedInput  # noqa: F401 (TypedInpu
 
 class TypeAhead:
     """What is typed while a dialog opens goes into the field it starts in, in order, never
-    lost and never to the table behind: a printable key that reaches the dialog with nothing
-    focused (it is not mounted yet, or between the pending dialog and the plan's) is kept
-    until the field is there; a key typed in the burst that opened the dialog, which the app
-    handed to the screen below, comes here too (InspectorApp._on_key). The fields keep what
-    was typed when they get the focus (select_on_focus=False): the next key adds to it."""
+    lost and never to the table behind. A key the app reads while the dialog is on top but not
+    ready is kept (`hold`) and handed on once its field has the focus. A key typed in the
+    burst that opened the dialog, which the app handed to the screen below, comes here too
+    (InspectorApp._on_key); printable, with nothing focused, it is kept until the field is
+    there. The fields keep what was typed when they get the focus (select_on_focus=False):
+    the next key adds to it."""
 
     start_field = "#reason"
 
@@ -35,6 +38,31 @@ class TypeAhead:
         super().__init__(*args, **kwargs)
         self.opened_at = get_time()
         self._early: list[str] = []        # typed before the start field was there
+        self._before_ready: list[events.Key] = []
+        self.taking_keys = False
+
+    def hold(self, event: events.Key) -> bool:
+        """Keep a key the app read while this dialog is on top but not yet ready (its field
+        mounted and focused): handed on now, it would go to the screen, and reach the field
+        only after keys typed later, which the app hands straight to the field once it has
+        the focus ("user:42" typed as the erase dialog opened came out "ser:42"). Returns
+        whether it was kept; `_take_keys` hands them on in order."""
+        if self.taking_keys or getattr(event, "_released", False):
+            return False
+        self._before_ready.append(event)
+        return True
+
+    async def _take_keys(self) -> None:
+        """The dialog is ready: what was typed before its field was there goes in, then the
+        keys the app kept, in order, each as the app hands a key on (after an escape that
+        closed the dialog, to the screen below, as typed); a key read meanwhile is kept behind
+        them, until none is left."""
+        self._type_early()
+        while self._before_ready:
+            event = self._before_ready.pop(0)
+            event._released = True
+            await self.app.on_event(event)
+        self.taking_keys = True
 
     def stale(self, event: events.Key) -> bool:
         """A key made before this dialog was (typed in the burst that opened it)."""
@@ -70,7 +98,7 @@ class TypeAhead:
             field.insert_text_at_cursor(character)
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self._type_early)
+        self.call_after_refresh(self._take_keys)
 
     def _type_early(self) -> None:
         kept = self.early()
@@ -123,6 +151,34 @@ class Pending(TypeAhead, ModalScreen[None]):
     def typed(self) -> str:
         fields = self.query("#reason")
         return (fields.first(Input).value if fields else "") + self.early()
+
+    HAND_OVER_TRIES = 100
+
+    def hand_over(self, successor: Callable[[str], ModalScreen]) -> None:
+        """Put `successor(typed)` (the plan's dialog) in this dialog's place once every key
+        handed to it is typed. Keys the app handed on before the plan came may still wait in
+        this screen's queue or its field's, and would go with this screen (seen in CI under
+        load: "user:42", enter, "DSR-1" never reached the erase dialog's reason). So the
+        switch waits for both queues to be empty, and happens in one step with reading what
+        was typed: a key read after it goes to the successor."""
+        self._successor = successor
+        self._tries = 0
+        self.call_later(self._hand_over)
+
+    def _hand_over(self) -> None:
+        if self.app.screen is not self:            # closed (escape) meanwhile
+            return
+        if not self.taking_keys:                   # keys kept until it was ready: first them
+            self.call_after_refresh(self._hand_over)
+            return
+        fields = self.query("#reason")
+        waiting = [pump for pump in (self, fields.first() if fields else None)
+                   if pump is not None and pump.message_queue_size]
+        if waiting and self._tries < self.HAND_OVER_TRIES:
+            self._tries += 1
+            waiting[-1].call_later(self._hand_over)
+            return
+        self.app.switch_screen(self._successor(self.typed()))
 
     def refuse(self, message: str) -> None:
         """The plan was refused: say so where the operator looks; escape closes."""
