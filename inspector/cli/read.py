@@ -128,7 +128,7 @@ def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", m
         if fail_on is not None and fail_on not in ("low", "medium", "high"):
             raise BadInput(f"--fail-on must be low, medium or high, not {fail_on!r}")
         loaded = open_store(store, scope)
-        findings = scan_mod.scan(loaded, cap=WHOLE_CAP)
+        findings = scan_mod.findings(loaded, cap=WHOLE_CAP)
         if as_json:
             jsonout.print_json_list("findings", (f.as_json() for f in findings), {})
         else:
@@ -136,7 +136,7 @@ def scan(store: Path, fail_on: Optional[str] = typer.Option(None, "--fail-on", m
             doc = {"findings": [f.as_json() for f in findings]}
             shown = doc if reveal_secrets else {"findings": masked_findings(loaded, doc["findings"])}
             output.print_findings(shown, output.Display(wide, reveal_secrets))
-        if fail_on and scan_mod.at_or_above(findings, fail_on):
+        if fail_on and findings.at_or_above(fail_on):
             raise typer.Exit(1)
     run(go, store)
 

@@ -4,16 +4,21 @@ detectors (instructions, credentials, personal data) run in Python."""
 
 from __future__ import annotations
 
+import marshal
+import zlib
+from collections import defaultdict
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
+from typing import Callable, Iterable, Iterator, TypeVar
 
 from . import beliefs, detect, gate, jsonsafe, lean, lineage, macros, policy
 from .detect import batch
 from .load import Store
 from .model import SEVERITIES, now_utc
 from .queries import sql
+
+T = TypeVar("T")
 
 # Pruning rounds before the rest of the edges go to Tarjan's walk (scan._cycles).
 CYCLE_PRUNE_ROUNDS = 8
@@ -48,6 +53,36 @@ class Finding:
     def as_json(self) -> dict:
         return {"rule": self.rule, "severity": self.severity, "memory_id": self.memory_id,
                 "message": self.message}
+
+
+class Found:
+    """The findings of a scan as it goes, each rule's kept packed (marshal, then zlib) until
+    read: at 5M events, 283k findings held as objects took about 100 MB while the later steps
+    ran (`scan --json` 546 MB). Iterated (as often as wanted): every finding once (a step
+    lean.capped ran again adds its findings twice), highest severity first, then by rule, id
+    and message; one rule's unpacked at a time."""
+
+    def __init__(self) -> None:
+        self._packed: dict[str, list[bytes]] = defaultdict(list)
+
+    def add(self, findings: Iterable[Finding]) -> None:
+        by_rule: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for f in findings:
+            by_rule[f.rule].append((f.memory_id, f.message))
+        for rule, rows in by_rule.items():
+            self._packed[rule].append(zlib.compress(marshal.dumps(rows), 1))
+
+    def __iter__(self) -> Iterator[Finding]:
+        rank = {s: i for i, s in enumerate(reversed(SEVERITIES))}
+        for rule in sorted(self._packed, key=lambda r: (rank[RULES[r]], r)):
+            rows = {row for blob in self._packed[rule] for row in marshal.loads(zlib.decompress(blob))}
+            for memory_id, message in sorted(rows):
+                yield Finding(rule, memory_id, message)
+
+    def at_or_above(self, severity: str) -> bool:
+        """Whether a finding at `severity` or above was found."""
+        floor = SEVERITIES.index(severity)
+        return any(SEVERITIES.index(RULES[rule]) >= floor for rule in self._packed)
 
 
 class Cancelled(Exception):
@@ -145,42 +180,41 @@ def _to_the_second(moment: datetime) -> str:
     return f"{moment.year:04d}-{moment:%m-%dT%H:%M:%SZ}"
 
 
-def _judged(store: Store, keep_view: bool, cap: int | None) -> list[Finding]:
-    """belief.contested and summary.unsupported, judging every key a range at a time
-    (beliefs.in_ranges, which leaves the summaries' support in `support`); keep_view: inside
-    a transaction rolled back, which leaves the store's belief tables as they were (but holds
-    every range until the end)."""
+def _judged(store: Store, keep_view: bool, cap: int | None, found: Found) -> None:
+    """belief.contested (a range's at a time) and summary.unsupported, judging every key a
+    range at a time (beliefs.in_ranges, which leaves the summaries' support in `support`);
+    keep_view: inside a transaction rolled back, which leaves the store's belief tables as they
+    were (but holds every range until the end)."""
     spec = beliefs.ViewSpec(None, beliefs.Moment.resolve())
     with store.scratch() if keep_view else nullcontext():
-        rows = [row for _ in beliefs.in_ranges(store.con, spec, keep=False,
-                                               cap=None if keep_view else cap)
-                for row in store.con.execute(sql("scan_contested")).fetchall()]
+        for _ in beliefs.in_ranges(store.con, spec, keep=False, cap=None if keep_view else cap):
+            found.add(Finding("belief.contested", m,
+                              f"{m}, the belief for {entity} · {attribute} in "
+                              f"{scope or 'the global scope'!r}, is contested by "
+                              f"{_ids(others)} (same authority and scope, another value)")
+                      for m, scope, entity, attribute, others
+                      in store.con.execute(sql("scan_contested")).fetchall())
         query = macros.sql(store.con, "scan_unsupported")
         params = {"tk": spec.moment.tk, "now": beliefs.at_head(store.con, spec.moment.tk)}
         unsupported = _read(store, lambda: store.con.execute(query, params).fetchall(),
                             not keep_view and cap is not None)
-    contested = [Finding("belief.contested", m, f"{m}, the belief for {entity} · {attribute} in "
-                                                f"{scope or 'the global scope'!r}, is contested by "
-                                                f"{_ids(others)} (same authority and scope, another value)")
-                 for m, scope, entity, attribute, others in rows]
-    return _unsupported(unsupported) + contested
+    found.add(_unsupported(unsupported))
 
 
 def _text(store: Store, progress: Progress | None, cancelled: Callable[[], bool] | None,
-          capped: bool) -> list[Finding]:
+          capped: bool, found: Found) -> None:
     """The text detectors over every live value, a chunk at a time. capped (a command's own
     connection): DuckDB's memory is capped (lean.CAP) while the values are read, so that it
     lets go of the view's blocks once read; uncapped it keeps them all, up to 80% of the
     machine's memory (`scan --json` held 1.4 GB at 5M events of long values)."""
-    return _read(store, lambda: _read_texts(store, progress, cancelled), capped)
+    _read(store, lambda: _read_texts(store, progress, cancelled, found), capped)
 
 
 def _read_texts(store: Store, progress: Progress | None,
-                cancelled: Callable[[], bool] | None) -> list[Finding]:
+                cancelled: Callable[[], bool] | None, found: Found) -> None:
     query = sql("scan_text_entries")
     total = store.con.execute(f"SELECT count(*) FROM ({query})").fetchone()[0]
     rows = store.con.execute(query)     # fetched a chunk at a time: nothing else runs on con
-    found: list[Finding] = []
     for start in range(0, total, TEXT_CHUNK):
         if cancelled and cancelled():
             raise Cancelled()
@@ -192,9 +226,8 @@ def _read_texts(store: Store, progress: Progress | None,
                  for m, status, source, scope, layer, subject, sensitivity, value
                  in rows.fetchmany(TEXT_CHUNK)]
         judged = batch.judge(*_questions(chunk))
-        for m, status, entry, subject, sensitivity in chunk:
-            found.extend(_text_findings(m, status, entry, subject, sensitivity, judged))
-    return found
+        found.add(f for m, status, entry, subject, sensitivity in chunk
+                  for f in _text_findings(m, status, entry, subject, sensitivity, judged))
 
 
 def _questions(chunk: list[tuple]) -> tuple[list[str], list[str]]:
@@ -242,11 +275,18 @@ LATE_RULES = (_malformed, _protected, _ids_with_personal_data, _expired)
 def scan(store: Store, progress: Progress | None = None,
          cancelled: Callable[[], bool] | None = None, keep_view: bool = False,
          cap: int | None = None) -> list[Finding]:
-    """Every finding, highest severity first, then by rule and id. keep_view: the store's
-    belief tables (`judged`, `beliefs`) are left as they were (the TUI's screens read them);
-    else scan empties them. cap: DuckDB's memory while it judges every key (a command's own
-    connection only: beliefs.in_ranges)."""
-    found: list[Finding] = []
+    """Every finding, highest severity first, then by rule and id (`findings`, as a list)."""
+    return list(findings(store, progress, cancelled, keep_view, cap))
+
+
+def findings(store: Store, progress: Progress | None = None,
+             cancelled: Callable[[], bool] | None = None, keep_view: bool = False,
+             cap: int | None = None) -> Found:
+    """Every finding, highest severity first, then by rule and id, kept packed (Found).
+    keep_view: the store's belief tables (`judged`, `beliefs`) are left as they were (the
+    TUI's screens read them); else scan empties them. cap: DuckDB's memory while it judges
+    every key (a command's own connection only: beliefs.in_ranges)."""
+    found = Found()
     with store.lock:
         # Judging every belief (_judged) first, the walks over the citations next, then the
         # texts a chunk at a time, then the rest: the steps with the largest working memory
@@ -257,15 +297,14 @@ def scan(store: Store, progress: Progress | None = None,
         if progress:
             progress(0.0, "contested, unsupported")
         capped = cap is not None and not keep_view
-        found.extend(_judged(store, keep_view, cap))
-        found.extend(_read(store, lambda: _rules(store, LINEAGE_RULES, 0.1, progress, cancelled), capped))
-        found.extend(_text(store, progress, cancelled, capped))
-        found.extend(_read(store, lambda: _rules(store, LATE_RULES, 0.9, progress, cancelled), capped))
-    order = {s: i for i, s in enumerate(reversed(SEVERITIES))}
-    return sorted(set(found), key=lambda f: (order[f.severity], f.rule, f.memory_id, f.message))
+        _judged(store, keep_view, cap, found)
+        _read(store, lambda: _rules(store, LINEAGE_RULES, 0.1, progress, cancelled, found), capped)
+        _text(store, progress, cancelled, capped, found)
+        _read(store, lambda: _rules(store, LATE_RULES, 0.9, progress, cancelled, found), capped)
+    return found
 
 
-def _read(store: Store, read: Callable[[], list], capped: bool) -> list:
+def _read(store: Store, read: Callable[[], T], capped: bool) -> T:
     """read(); capped (a command's own connection): with DuckDB's memory capped (lean.CAP),
     so that the blocks of the view a rule reads are let go once read. Uncapped, the rules after
     the texts kept them: on the 1M wide-long bench store they grew the process by 47 MB while
@@ -274,17 +313,10 @@ def _read(store: Store, read: Callable[[], list], capped: bool) -> list:
 
 
 def _rules(store: Store, rules: tuple, start: float, progress: Progress | None,
-           cancelled: Callable[[], bool] | None) -> list[Finding]:
-    found = []
+           cancelled: Callable[[], bool] | None, found: Found) -> None:
     for i, rule in enumerate(rules):
         if cancelled and cancelled():
             raise Cancelled()
         if progress:
             progress(start + 0.1 * i / len(rules), rule.__name__.strip("_").replace("_", " "))
-        found.extend(rule(store))
-    return found
-
-
-def at_or_above(findings: list[Finding], severity: str) -> list[Finding]:
-    floor = SEVERITIES.index(severity)
-    return [f for f in findings if SEVERITIES.index(f.severity) >= floor]
+        found.add(rule(store))
