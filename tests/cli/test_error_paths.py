@@ -8,6 +8,7 @@ import errno
 import fcntl
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -201,6 +202,29 @@ def test_ctrl_c_during_an_append_waits_for_it_and_names_the_batch(sample):
     batch = json.loads(lines[-1])["batch"]
     assert result.stderr == (f"interrupted after batch {batch} (1 events) was written; "
                              f"`inspector audit --log {store}` lists it\n")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_sighup_during_an_ingest_ends_it_after_the_whole_feed_is_written(sample, tmp_path,
+                                                                                     signum):
+    """A service manager's SIGTERM or a closed terminal's SIGHUP between two chunks of a feed's
+    one append: they left the first chunks' events standing (7,371 of 60,000 in the probe);
+    held back, they end the process once the whole feed is written."""
+    store = sample("moved-city")
+    before = len(log_bytes(store).splitlines())
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text("".join(json.dumps({
+        "id": f"F{i}", "entity": f"user:{i % 7}", "attribute": "note", "value": "v" * 300,
+        "kind": "observation", "source": "system:crm", "observed_at": "2025-01-01T00:00:00Z"}) + "\n"
+        for i in range(400)))                                  # 400 events: several write chunks
+    code = SIGINT_AT.replace("signal.SIGINT", f"signal.{signum.name}")
+    result = subprocess.run([sys.executable, "-c", code, "mid_write", "ingest", str(store), str(feed)],
+                            capture_output=True, text=True, timeout=120)
+    lines = log_bytes(store).splitlines()
+    assert (result.returncode, len(lines)) == (-signum, before + 400)
+    assert json.loads(lines[-1])["memory_id"] == "F399"
+    verify = inspector("audit", store, "--verify", "--json")
+    assert (verify.code, verify.json["ok"], verify.json["events"]) == (0, True, before + 400)
 
 
 def test_ctrl_c_before_anything_is_written_says_so(sample):
