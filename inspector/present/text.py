@@ -17,8 +17,11 @@ Escape grammar of `render` (hex is lowercase):
 - Dangerous code points become `\\xNN` (below U+0100), `\\uNNNN`, or
   `\\u{NNNNN}` (above U+FFFF): C0 controls except newline and tab, DEL, C1
   (U+0080–U+009F), the soft hyphen, the invisible zero-width and format
-  characters (U+034F, U+180E, U+200B–U+200D, U+2060–U+2064, U+206A–U+206F,
-  U+FEFF, U+FFF9–U+FFFB, U+1BCA0–U+1BCA3, U+1D173–U+1D17A), the tag characters
+  characters (U+034F, U+200B–U+200D, U+2060–U+2064, U+206A–U+206F, U+FEFF,
+  U+FFF9–U+FFFB, U+1BCA0–U+1BCA3, U+1D173–U+1D17A), the characters drawn as
+  nothing that a name or a word can hide in (the Hangul fillers U+115F, U+1160,
+  U+3164, U+FFA0, the Khmer inherent vowels U+17B4, U+17B5, the Mongolian
+  vowel separator and free variation selectors U+180B–U+180F), the tag characters
   U+E0000–U+E007F and the variation selectors U+FE00–U+FE0F and
   U+E0100–U+E01EF (all of these hide text from a reader that an agent still
   reads: a run of selectors after an emoji carries any bytes, "emoji
@@ -70,8 +73,8 @@ ELLIPSIS: Final = "…"
 
 DANGEROUS: Final = (
     r"\x00-\x08\x0b-\x1f\x7f-\x9f\xad"
-    r"\u034f\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f"
-    r"\ufe00-\ufe0f\ufeff\ufff9-\ufffb\ud800-\udfff"
+    r"\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028\u2029"
+    r"\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\ud800-\udfff"
     r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U0001f3fb-\U0001f3ff"
     r"\U000e0000-\U000e007f\U000e0100-\U000e01ef"
 )

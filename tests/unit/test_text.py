@@ -43,7 +43,13 @@ DANGEROUS_RANGES = [
     (0x2066, 0x2069),                    # bidi isolates
     (0x206A, 0x206F),                    # deprecated format characters (invisible)
     (0x034F, 0x034F),                    # combining grapheme joiner (invisible)
+    (0x115F, 0x1160),                    # Hangul choseong and jungseong fillers (blank)
+    (0x17B4, 0x17B5),                    # Khmer inherent vowels (invisible)
+    (0x180B, 0x180D),                    # Mongolian free variation selectors (invisible)
     (0x180E, 0x180E),                    # Mongolian vowel separator (invisible)
+    (0x180F, 0x180F),                    # Mongolian free variation selector four
+    (0x3164, 0x3164),                    # Hangul filler (blank)
+    (0xFFA0, 0xFFA0),                    # half-width Hangul filler (blank)
     (0xFE00, 0xFE0F),                    # variation selectors 1-16 (emoji smuggling)
     (0xFEFF, 0xFEFF),                    # zero-width no-break space (BOM)
     (0xFFF9, 0xFFFB),                    # interlinear annotation controls (invisible)
