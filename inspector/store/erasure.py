@@ -199,16 +199,60 @@ def _spelled(text: str, reason: str, said: list[str], by_words: bool = True,
 def _check_reason(request: Request, texts: list[tuple[str, str]]) -> None:
     """The reason stays in the log and the certificate: it must not carry what is erased —
     the subject, or any text of an erased entry's events (DESIGN §6) — however its separators
-    are spelled (_spelled). A name of a kind of data (an attribute, a scope, a source) is
-    refused only as its exact text. `texts`: _texts of the erased events."""
+    are spelled (_spelled), nor part of an entry's own text (_quotes_part). A name of a kind
+    of data (an attribute, a scope, a source) is refused only as its exact text. `texts`:
+    _texts of the erased events."""
     reason, said = fold(request.reason), words(request.reason)
     if request.subject and _spelled(request.subject, reason, said):
         raise Refused("the reason names the subject, and the reason is kept: write a reason "
                       "without it (e.g. the request's ticket id); nothing written")
+    runs = _runs(said)
     for what, text in texts:
         if _spelled(text, reason, said, by_words=what not in NAMES, shortest=SHORTEST):
             raise Refused(f"the reason quotes {what} being erased, and the reason is kept: write "
                           "a reason without it (e.g. the request's ticket id); nothing written")
+        if what not in WHOLE_ONLY and _quotes_part(words(text), said, runs):
+            raise Refused(f"the reason quotes part of {what} being erased (two or more of its "
+                          "words in a row, or a word of it with digits), and the reason is kept: "
+                          "write a reason without it (e.g. the request's ticket id); nothing "
+                          "written")
+
+
+# Texts only refused whole in a reason: names of kinds of data, and what earlier events said
+# (an earlier reason often names the same ticket as the erasure's: "DSR2025 hold").
+WHOLE_ONLY = NAMES | {"an earlier reason", "a field of an event"}
+PART_LETTERS = 10       # words in a row of a text, quoted in a reason: at least this many letters
+                        # ("user asked", 9, is too common to refuse; "Lisbon fair" is 10)
+
+
+def _runs(said: list[str]) -> dict[tuple[str, str], list[int]]:
+    """Where each two words in a row of the reason start."""
+    runs: dict[tuple[str, str], list[int]] = {}
+    for j in range(len(said) - 1):
+        runs.setdefault((said[j], said[j + 1]), []).append(j)
+    return runs
+
+
+def _marked(word: str) -> bool:
+    """A word that says something on its own: letters and digits together ("nw1", "1a7b3d"),
+    or six digits or more (a code, a phone number without separators)."""
+    digits = sum(c.isdigit() for c in word)
+    return (0 < digits < len(word) and len(word) >= 3) or (digits == len(word) >= 6)
+
+
+def _quotes_part(its: list[str], said: list[str], runs: dict[tuple[str, str], list[int]]) -> bool:
+    """Whether the reason's words hold part of a text's words `its`: two or more of them in a
+    row with PART_LETTERS letters or more ("Baker Street" of "12 Baker Street, London NW1"),
+    or one of them that is _marked ("NW1"). One common word of a text is not a quote of it
+    ("DSR-1 zephyr" of "zephyr-hollow"): a single word like "Zürich" is not caught."""
+    for i in range(len(its) - 1):
+        for j in runs.get((its[i], its[i + 1]), ()):
+            k = 2
+            while i + k < len(its) and j + k < len(said) and its[i + k] == said[j + k]:
+                k += 1
+            if sum(map(len, its[i:i + k])) >= PART_LETTERS:
+                return True
+    return any(_marked(w) for w in set(its) & set(said))
 
 
 def _check_kept_reasons(store: Store, request: Request, texts: list[tuple[str, str]],

@@ -162,6 +162,37 @@ def test_a_respelled_subject_or_text_is_still_refused(texts_store, reason, refus
             ACTIONS["erase"].plan(texts_store, request)
 
 
+@pytest.mark.parametrize("reason, refused", [
+    ("12 Baker Street", True),            # the probe's: accepted, and kept in the certificate
+    ("DSR-7: baker street", True),
+    ("moved, London NW1", True),
+    ("NW1", True),                        # letters and digits: says something on its own
+    ("code 463820 leaked", True),         # six digits or more
+    ("DSR-7 after the Lisbon fair", True),
+    ("DSR-7", False),
+    ("DSR-2025-117 street", False),       # one common word; a year and a ticket's number
+    ("DSR-7 from London", False),         # one word without digits is not caught (a limit)
+    ("DSR-7: user asked", False),         # two words of the value, 9 letters: too common
+    ("DSR-7: the user", False),
+])
+def test_a_reason_may_not_quote_part_of_an_erased_value(tmp_path, reason, refused):
+    """Two or more words in a row of an erased value or context (10 letters or more), or a word
+    of it with digits in it, are refused in the reason, which stays in the log and the
+    certificate: only the whole value was refused before."""
+    from inspector.store.errors import Refused
+    root = write_store(tmp_path / "p", [("2025-01-01T00:00:00Z", "write", entry(
+        "P1", subject=SUBJECT, value="12 Baker Street, London NW1; code 463820, the user asked",
+        context="met at the Lisbon fair"))])
+    store = Store(root, warn=False)
+    request = Request("erase", reason, "dana", subject=SUBJECT)
+    if refused:
+        with pytest.raises(Refused, match="the reason quotes part of a (value|context) being erased"):
+            ACTIONS["erase"].plan(store, request)
+    else:
+        assert ACTIONS["erase"].plan(store, request).erased == ["P1"]
+    store.close()
+
+
 def test_a_reason_may_name_the_kind_of_data_erased(tmp_path):
     """An attribute, a scope or a source names a kind of data: "remove the home city" is a
     reason; only the exact text ("home_city") is refused."""
