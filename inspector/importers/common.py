@@ -11,7 +11,6 @@ the same directory removes (staging.py).
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 import uuid
@@ -23,7 +22,7 @@ from ..store import gate
 from ..store.detect import batch as text_batch
 from ..store.detect.batch import Judged
 from ..store.append import LogWriter, event_draft, init_store
-from ..store.contract import MAX_DEPTH
+from ..store.contract import MAX_DEPTH, value_problem
 from ..store.files import fsync_dir
 from ..store.errors import BadInput
 from ..store.writes import InvalidEntry, admit
@@ -155,6 +154,9 @@ def parse_sqlite_time(value: object, column: str) -> datetime | None:
         raise BadRow(f"{column} {text[:40]!r} is not a time (expected e.g. 2025-03-01 09:00:00 "
                      "or 2025-03-01T09:00:00.123456+00:00)")
     date, clock, fraction, offset = match.groups()
+    if offset and offset not in "Zz" and (int(offset[1:3]) > 23 or int(offset[-2:]) > 59):
+        raise BadRow(f"{column} {text[:40]!r} is not a valid time (its offset {offset} is not "
+                     "between -23:59 and +23:59)")
     micro = (fraction or "").ljust(6, "0")[:6]
     iso = f"{date}T{clock}.{micro}" + _offset(offset)
     try:
@@ -186,14 +188,12 @@ def plural(count: int, one: str, many: str) -> str:
 # -- from mapped rows to events ----------------------------------------------------------------
 
 def json_safe(value: object, column: str) -> object:
-    """BadRow when the value cannot be written as UTF-8 JSON (a lone surrogate escape)."""
-    try:
-        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
-    except (ValueError, UnicodeEncodeError) as exc:
-        raise BadRow(f"{column} cannot be stored as UTF-8 JSON "
-                     f"({exc.__class__.__name__})") from None
-    except RecursionError:      # read just within Python's limit, past it here: far too deep
-        raise too_deep(column) from None
+    """BadRow, in ingest's words, when the value cannot be stored as JSON that every command
+    reads back: a number that is not finite (`1e999`), an integer beyond 64 bits, a string that
+    is not valid Unicode (a lone surrogate escape), nesting deeper than MAX_DEPTH."""
+    problem = value_problem(value)
+    if problem is not None:
+        raise too_deep(column) if problem.startswith("is nested") else BadRow(f"{column} {problem}")
     return value
 
 

@@ -13,13 +13,13 @@ the log's envelopes, and an id must not be derived from them.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..store import jsonsafe
 from ..store.errors import BadInput
 from ..store.model import now_utc
 from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, columns,
@@ -46,7 +46,9 @@ def parse_value(raw: object) -> object:
     if text is None:
         raise BadRow("value is NULL")
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = jsonsafe.loads(text)        # as ingest reads a line: a duplicated key refused
+    except jsonsafe.NotStrict as exc:
+        raise BadRow(f"value is not valid JSON for a store: it {_said(exc)}") from None
     except ValueError as exc:
         raise BadRow(f"value is not JSON ({exc})") from None
     except RecursionError:      # nested a thousand deep or more
@@ -54,8 +56,10 @@ def parse_value(raw: object) -> object:
     return json_safe(value, "value")
 
 
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not a JSON value")
+def _said(exc: Exception) -> str:
+    """NotStrict's words after "it": "holds a duplicate key 'x'", "starts with a byte-order mark"."""
+    text = str(exc)
+    return f"holds a {text}" if text.startswith("duplicate key") else text
 
 
 @dataclass

@@ -296,7 +296,7 @@ def test_bad_rows_refuse_or_are_skipped_and_listed(tmp_path):
     doc = import_langgraph(source, tmp_path / "out", skip_bad_rows=True)
     assert doc["skipped_rows"] == [
         {"rowid": 2, "reason": "value is not JSON (Expecting value: line 1 column 1 (char 0))"},
-        {"rowid": 3, "reason": "value is not JSON (NaN is not a JSON value)"},
+        {"rowid": 3, "reason": "value holds a number that is not finite (Infinity or NaN)"},
         {"rowid": 4, "reason": "value is not valid UTF-8"},
         {"rowid": 5, "reason": "updated_at 'soon' is not a time (expected e.g. 2025-03-01 "
                                "09:00:00 or 2025-03-01T09:00:00.123456+00:00)"},
@@ -305,6 +305,27 @@ def test_bad_rows_refuse_or_are_skipped_and_listed(tmp_path):
     ]
     assert doc["entries"] == 1 and list(entries(tmp_path / "out")) == [("ns", "good")]
     assert any("5 rows could not be mapped" in n for n in doc["notes"])
+
+
+def test_values_ingest_refuses_are_bad_rows_in_its_words(tmp_path):
+    """A duplicated key was imported keeping the last (ingest refuses the same line); 1e999
+    and a lone surrogate escape were refused as "(ValueError)", "(UnicodeEncodeError)"."""
+    source = make_store(tmp_path / "s.db", [
+        ("ns", "dup", b'{"x": 1, "x": 2}', "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+        ("ns", "inf", b"1e999", "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+        ("ns", "lone", b'"\\ud800"', "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+        ("ns", "big", b"18446744073709551616", "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+        ("ns", "good", b'{"x": 1}', "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+    ])
+    doc = import_langgraph(source, tmp_path / "out", skip_bad_rows=True)
+    assert doc["skipped_rows"] == [
+        {"rowid": 1, "reason": "value is not valid JSON for a store: it holds a duplicate key 'x'"},
+        {"rowid": 2, "reason": "value holds a number that is not finite (Infinity or NaN)"},
+        {"rowid": 3, "reason": "value is not valid JSON for a store: it holds a lone surrogate "
+                               "escape (not valid Unicode)"},
+        {"rowid": 4, "reason": "value holds an integer beyond 64 bits"},
+    ]
+    assert list(entries(tmp_path / "out")) == [("ns", "good")]
 
 
 def test_edge_times_and_deep_values_are_bad_rows(tmp_path):

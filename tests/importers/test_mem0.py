@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.importers.common import parse_sqlite_time
+from inspector.importers.common import BadRow, parse_sqlite_time
 from inspector.importers.mem0 import import_mem0
 from importkit import FIXTURES, HOSTILE, IMPORT, INSPECTOR, beliefs, listing, log, refused_by
 from inspector.store.errors import BadInput
@@ -446,6 +446,18 @@ def test_a_column_named_rowid_does_not_hide_the_row_number(tmp_path):
 ])
 def test_sqlite_times(text, expected):
     assert parse_sqlite_time(text, "t").isoformat() == expected
+
+
+@pytest.mark.parametrize("text", ["2025-01-01 00:00:00+24:00", "2025-01-01 00:00:00-23:60",
+                                  "2025-01-01 00:00:00+9900"])
+def test_an_offset_past_23_59_is_a_bad_time_in_words(text):
+    """Python's own words were "offset must be a timedelta strictly between
+    -timedelta(hours=24) and timedelta(hours=24), not datetime.timedelta(days=1)." """
+    offset = text[19:]
+    with pytest.raises(BadRow) as refused:
+        parse_sqlite_time(text, "created_at")
+    assert str(refused.value) == (f"created_at {text!r} is not a valid time (its offset {offset} is "
+                                  "not between -23:59 and +23:59)")
 
 
 # -- command line ----------------------------------------------------------------------------------
