@@ -373,11 +373,13 @@ def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[di
     (a full disk) is settled at once the way recovery would, then reported in one line."""
     paths = store.paths
     pending = paths.certificates / f"{certificate_id}{PENDING}"
+    deleted = []
     try:
         write_new(paths.certificates, pending.name, canonical(document))
         _hook("erase:after_pending")
         for name in plan.reports:            # exports the tool wrote: derived, deleted first
             (paths.root / name).unlink(missing_ok=True)
+            deleted.append(name)
         replace_file(paths.log, _rewritten(store, plan, certificate_id, events), "erase")
         drop_residue(paths)
         _hook("erase:before_certificate")
@@ -392,6 +394,12 @@ def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[di
         if state == "written":
             raise WriteFailed(f"the erasure is in the log, but finishing it failed ({what}); the "
                               "next command that writes finishes it") from None
+        if deleted:     # never kept back: they name what is being erased
+            raise WriteFailed(f"cannot erase: writing to {paths.root} failed ({what}); the log "
+                              f"was not changed, but the {len(deleted)} report(s) that mention the "
+                              f"entries were deleted first ({', '.join(deleted[:3])}"
+                              f"{', …' if len(deleted) > 3 else ''}; `inspector report` makes "
+                              f"them again): {fix} and run erase again") from None
         raise WriteFailed(f"cannot erase: writing to {paths.root} failed ({what}); nothing was "
                           f"changed: {fix} and run erase again") from None
     except BaseException:

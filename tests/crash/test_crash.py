@@ -111,6 +111,38 @@ def temp_files(root: Path) -> list[str]:
     return sorted(p.name for p in root.rglob("*") if ".tmp-" in p.name or p.name.endswith(".pending"))
 
 
+def test_a_failed_erasure_says_which_reports_it_deleted_first(tmp_path, monkeypatch):
+    """The reports that mention an erased entry are deleted before the log is rewritten (they
+    hold what is erased); a full disk then undid the erasure and said "nothing was changed",
+    with the report gone."""
+    from inspector.store import files
+    from inspector.store.actions import Request
+    from inspector.store.errors import InspectorError
+    from inspector.store.registry import apply, plan
+    root = subject_store(tmp_path)
+    made = subprocess.run([sys.executable, "-m", "inspector", "report", str(root), "--format", "md"],
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    (report,) = [p.relative_to(root) for p in (root / "reports").iterdir()]
+    old = (root / "events.jsonl").read_bytes()
+    store = Store(root, warn=False)
+    reviewed = plan(store, Request("erase", "DSR-1", "dana", subject="user:5"))
+    assert reviewed.reports == [str(report)]
+
+    def full_disk(stage: str) -> None:
+        if stage == "erase:writing":
+            raise OSError(28, "No space left on device")
+    monkeypatch.setattr(files, "crash_hook", full_disk)
+    with pytest.raises(InspectorError) as failed:
+        apply(store, reviewed)
+    assert str(failed.value) == (
+        f"cannot erase: writing to {root} failed (No space left on device); the log was not "
+        f"changed, but the 1 report(s) that mention the entries were deleted first ({report}; "
+        "`inspector report` makes them again): free some space and run erase again")
+    assert (root / "events.jsonl").read_bytes() == old and not (root / report).exists()
+    store.close()
+
+
 def test_a_failed_erasure_leaves_no_temp_file(tmp_path, monkeypatch):
     from inspector.store import files
     from inspector.store.actions import Request
