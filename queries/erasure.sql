@@ -11,6 +11,21 @@ WHERE entity IS NOT NULL AND (
     OR list_contains(string_split(scope, '/'), $subject) OR principal = $subject)
 ORDER BY memory_id
 
+-- name: erase_spellings
+-- The names erase_match compares with $subject that may be it spelled otherwise (case,
+-- surrounding spaces, a Unicode form, width, invisible characters: erasure.other_spellings
+-- decides): those equal to it but for ASCII case and spaces, and every name with a character
+-- outside ASCII.
+WITH names AS (
+    SELECT memory_id, unnest([subject, entity, principal] || string_split(entity, '/')
+                             || string_split(coalesce(scope, ''), '/')) AS name
+    FROM versions WHERE entity IS NOT NULL
+)
+SELECT DISTINCT name, memory_id FROM names
+WHERE name IS NOT NULL AND name <> $subject
+  AND (lower(trim(name)) = lower(trim($subject)) OR NOT regexp_matches(name, '^[\x00-\x7f]*$'))
+ORDER BY memory_id
+
 -- name: erase_descendants
 -- Everything derived from $ids in any version: an entry that once cited an erased entry
 -- holds what it was derived from, even if it cites something else now.

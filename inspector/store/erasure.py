@@ -55,17 +55,29 @@ class ErasurePlan:
     reports: list[str] = field(default_factory=list)   # reports/ files that mention an erased id
     # Erased ids that hold personal data (writes.id_problem): an erasure keeps ids.
     personal_ids: list[str] = field(default_factory=list)
+    # Entries that name the subject spelled otherwise: this erasure does not take them
+    # (other_spellings).
+    spelled_otherwise: list[str] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[str]:
         """What the operator must know that the erasure cannot do (printed, not in the
         certificate)."""
-        if not self.personal_ids:
-            return []
-        shown = ", ".join(self.personal_ids[:3]) + (", …" if len(self.personal_ids) > 3 else "")
-        return [f"{len(self.personal_ids)} of the erased ids hold personal data ({shown}): an "
-                "erasure keeps every id in the log and lists it in the certificate, so that data "
-                "stays; treat the log and the certificate as personal data"]
+        out = []
+        if self.personal_ids:
+            shown = ", ".join(self.personal_ids[:3]) + (", …" if len(self.personal_ids) > 3 else "")
+            out.append(f"{len(self.personal_ids)} of the erased ids hold personal data ({shown}): "
+                       "an erasure keeps every id in the log and lists it in the certificate, so "
+                       "that data stays; treat the log and the certificate as personal data")
+        if self.spelled_otherwise:
+            ids = self.spelled_otherwise
+            shown = " ".join(ids[:8]) + (" …" if len(ids) > 8 else "")
+            out.append(f"{len(ids)} {'entry names' if len(ids) == 1 else 'entries name'} the "
+                       "subject spelled otherwise (case, width, Unicode form, spaces or invisible "
+                       f"characters), and this erasure does not take them: {shown}; if they are "
+                       "about the same person, erase them too by id (`inspector erase STORE "
+                       "ID… --reason …`)")
+        return out
 
     def fingerprint(self) -> bytes:
         return canonical([self.erased, self.retained, self.redacted_seqs])
@@ -126,8 +138,14 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
     retained = sorted(i for i in live if rows[i][3] == LEGAL_HOLD)
     erased = sorted(i for i in live if rows[i][3] != LEGAL_HOLD)
     if not erased:
+        others = other_spellings(store, request.subject, live) if request.subject else []
+        hint = (f"; {len(others)} {'entry names' if len(others) == 1 else 'entries name'} the "
+                "subject spelled otherwise (case, width, Unicode form, "
+                f"spaces or invisible characters): {' '.join(others[:8])}"
+                f"{' …' if len(others) > 8 else ''}: erase them by id if they are about this "
+                "person") if others else ""
         raise Refused("nothing to erase: no live entry matches (retained under legal hold: "
-                      f"{len(retained)}); nothing written")
+                      f"{len(retained)}){hint}; nothing written")
     seqs = [s for (s,) in store.con.execute(sql("erase_seqs"), {"ids": erased}).fetchall()]
     texts = list(_texts(store, set(seqs)))      # read from the log once, for both checks
     _check_reason(request, texts)
@@ -140,7 +158,25 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
     found = reports.mentioning(store.paths, erased)
     return ErasurePlan(action, request, erased, retained, seqs, counts, store.head, salt,
                        reports=[str(p.relative_to(store.paths.root)) for p in found],
-                       personal_ids=[i for i in erased if detect.pii_named_in(i)])
+                       personal_ids=[i for i in erased if detect.pii_named_in(i)],
+                       spelled_otherwise=other_spellings(store, request.subject, live)
+                       if request.subject else [])
+
+
+def other_spellings(store: Store, subject: str, taken: list[str]) -> list[str]:
+    """The live entries, beyond `taken`, with a name an erasure of `subject` compares (subject,
+    entity and its segments, scope segments, source principal) that is the subject spelled
+    otherwise: equal once folded (`fold`: NFKC, case folded, invisible characters removed,
+    spaces made one). Erasure matches the subject exactly (the certificate's digest is of that
+    text): these are said, never taken unasked."""
+    target, skip = fold(subject), set(taken)
+    found = dict.fromkeys(memory_id for name, memory_id in
+                          store.con.execute(sql("erase_spellings"), {"subject": subject}).fetchall()
+                          if memory_id not in skip and fold(name) == target)
+    if not found:
+        return []
+    rows = store.con.execute(sql("erase_entries"), {"ids": list(found)}).fetchall()
+    return sorted(memory_id for memory_id, status, _, _ in rows if status != "erased")
 
 
 SHORTEST = 4          # shorter texts are not looked for in the reason: they would match any
@@ -206,11 +242,12 @@ def _check_reason(request: Request, texts: list[tuple[str, str]]) -> None:
     if request.subject and _spelled(request.subject, reason, said):
         raise Refused("the reason names the subject, and the reason is kept: write a reason "
                       "without it (e.g. the request's ticket id); nothing written")
-    runs = _runs(said)
     for what, text in texts:
         if _spelled(text, reason, said, by_words=what not in NAMES, shortest=SHORTEST):
             raise Refused(f"the reason quotes {what} being erased, and the reason is kept: write "
                           "a reason without it (e.g. the request's ticket id); nothing written")
+    runs = _runs(said)
+    for what, text in texts:
         if what not in WHOLE_ONLY and _quotes_part(words(text), said, runs):
             raise Refused(f"the reason quotes part of {what} being erased (two or more of its "
                           "words in a row, or a word of it with digits), and the reason is kept: "

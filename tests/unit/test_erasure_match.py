@@ -193,6 +193,35 @@ def test_a_reason_may_not_quote_part_of_an_erased_value(tmp_path, reason, refuse
     store.close()
 
 
+SPELLINGS = [("N1", "user:zo\u00eb"), ("N2", "user:zoe\u0308"), ("N3", "User:Zo\u00eb"),
+             ("N4", " user:zo\u00eb"), ("N5", "user:zo\u200b\u00eb"),
+             ("N6", "\uff55\uff53\uff45\uff52:zo\u00eb"), ("N7", "user:zoe")]
+
+
+def test_the_subject_spelled_otherwise_is_said_and_never_taken_unasked(tmp_path):
+    """Erasure matches the subject as written (the certificate's digest is of it): an NFD
+    twin, another case, a space, a zero-width space or full-width letters escaped it without a
+    word (probe, stop 46). They are named now; "user:zoe" is another name."""
+    from inspector.store.errors import Refused
+    root = write_store(tmp_path / "z", [("2025-01-01T00:00:00Z", "write", entry(
+        m, entity="acct", attribute=f"a{i}", subject=subject)) for i, (m, subject) in enumerate(SPELLINGS)])
+    store = Store(root, warn=False)
+    plan = ACTIONS["erase"].plan(store, Request("erase", "DSR-7", "dana", subject="user:zo\u00eb"))
+    assert (plan.erased, plan.spelled_otherwise) == (["N1"], ["N2", "N3", "N4", "N5", "N6"])
+    assert plan.warnings == [
+        "5 entries name the subject spelled otherwise (case, width, Unicode form, spaces or "
+        "invisible characters), and this erasure does not take them: N2 N3 N4 N5 N6; if they "
+        "are about the same person, erase them too by id (`inspector erase STORE ID… --reason …`)"]
+    with pytest.raises(Refused) as refused:
+        ACTIONS["erase"].plan(store, Request("erase", "DSR-7", "dana", subject="USER:ZOE"))
+    assert str(refused.value) == (
+        "nothing to erase: no live entry matches (retained under legal hold: 0); 1 entry names "
+        "the subject spelled otherwise (case, width, Unicode form, spaces or invisible "
+        "characters): N7: erase them by id if they are about this person; nothing written")
+    assert ACTIONS["erase"].plan(store, Request("erase", "DSR-7", "dana", subject="user:zoe")).warnings == []
+    store.close()
+
+
 def test_a_reason_may_name_the_kind_of_data_erased(tmp_path):
     """An attribute, a scope or a source names a kind of data: "remove the home city" is a
     reason; only the exact text ("home_city") is refused."""
