@@ -246,6 +246,13 @@ def diff(store: Path,
     run(go, store)
 
 
+def _inside_but_not_reports(store: Path, out: Path) -> bool:
+    """Whether `out` lands in the store's directory, but not under its reports/ (links and
+    `..` followed as far as they exist)."""
+    root, where = store.resolve(), out.parent.resolve() / out.name
+    return where.is_relative_to(root) and not where.is_relative_to(root / "reports")
+
+
 @app.command()
 def report(store: Path,
            since: Optional[str] = typer.Option(None, "--since", metavar="T",
@@ -265,6 +272,10 @@ def report(store: Path,
         if out == "":           # Path("") is ".", which names no file
             raise BadInput("--out '' names no file: give the path of a new file, or leave --out "
                            "out to write under the store's reports/")
+        if out is not None and _inside_but_not_reports(store, Path(out)):
+            raise BadInput(f"--out {out}: inside the store but outside its reports/, where erasure "
+                           "would neither find nor delete it: write it under reports/ (leave "
+                           "--out out, or give reports/NAME) or outside the store; nothing written")
         written = report_mod.write(open_store(store), t1, t2, fmt, None if out is None else Path(out))
         doc = written.as_json()
         jsonout.print_json(doc) if as_json else output.print_report(doc, written.in_reach)

@@ -180,6 +180,21 @@ def test_out_elsewhere_says_erasure_cannot_reach_it(store, tmp_path):
     assert human.stdout == f"report written: {inside}\n"
 
 
+@pytest.mark.parametrize("where", ["incident.html", "../{name}/incident.html", ".inspector/r.html"])
+def test_out_inside_the_store_but_outside_reports_is_refused(store, where):
+    """Erasure deletes the reports under reports/ that mention what it erases; one written
+    beside the log stayed after the erasure with the erased value in it (probe, stop 46)."""
+    target = store / where.format(name=store.name)
+    before = sorted(p.relative_to(store) for p in store.rglob("*"))
+    result = inspector("report", store, "--out", target)
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (f"error: --out {target}: inside the store but outside its reports/, "
+                             "where erasure would neither find nor delete it: write it under "
+                             "reports/ (leave --out out, or give reports/NAME) or outside the "
+                             "store; nothing written\n")
+    assert sorted(p.relative_to(store) for p in store.rglob("*")) == before
+
+
 def test_a_linked_reports_directory_is_refused(store, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
