@@ -65,7 +65,9 @@ def read_feed(path: Path) -> list[tuple[int, dict | str]]:
         try:
             out.append((number, parse_line(raw)))
         except (ValueError, UnicodeDecodeError) as exc:
-            out.append((number, f"not a JSON object ({exc})"))
+            said = str(exc)     # parse_line's own words for JSON that is no object: not twice
+            out.append((number, said if said.startswith("not a JSON object") else
+                        f"not a JSON object ({said})"))
     return out
 
 

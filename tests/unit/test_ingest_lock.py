@@ -24,6 +24,18 @@ def _line(id, value):
             "source": "tool:t", "observed_at": "2025-01-01T00:00:00Z"}
 
 
+def test_a_line_of_json_that_is_no_object_is_said_once(tmp_path):
+    """It read "not a JSON object (not a JSON object)" (probe, stop 46)."""
+    paths = init_store(tmp_path / "s")
+    feed = tmp_path / "feed.jsonl"
+    feed.write_bytes(b'null\n[1]\n"x"\n{"a":\n')
+    result = ingest_mod.ingest(paths, feed, actor="agent:1")
+    assert result.refused and result.rejected == [
+        (1, "not a JSON object"), (2, "not a JSON object"), (3, "not a JSON object"),
+        (4, "not a JSON object (Expecting value: line 1 column 6 (char 5))")]
+    assert paths.log.read_bytes() == b""
+
+
 def test_a_refused_feed_leaves_the_store_directory_as_it_was(tmp_path, monkeypatch):
     """A store below the size that keeps a view (a larger one's first command writes the view,
     under the lock, which is the cache's own doing)."""
