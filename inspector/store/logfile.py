@@ -34,9 +34,24 @@ _print_line: Callable[[str], None] = lambda text: sys.stderr.write(_escaped_line
 
 
 def shell_path(path: str | os.PathLike) -> str:
-    """`path` as one shell word a user can paste: quoted, and never read as an option."""
+    """`path` as one shell word a user can paste: quoted, and never read as an option. A path
+    with a character that is not printable (a control, an invisible format character, bytes
+    that are not UTF-8) is written in ANSI-C quotes with those bytes in octal (`$'a\033b'`):
+    the screen shows every one-line message with such characters escaped (`\x1b`), which a
+    shell would read as four characters. Octal, because the screen doubles a backslash
+    before `x` or `u`, never before a digit; so `'` and `\` are octal there too."""
     text = os.fspath(path)
-    return shlex.quote("./" + text if text.startswith("-") else text)
+    text = "./" + text if text.startswith("-") else text
+    if text.isprintable():
+        return shlex.quote(text)
+    return "$'" + "".join(_octal(char) for char in text) + "'"
+
+
+def _octal(char: str) -> str:
+    if char.isprintable() and char not in "'\\":
+        return char
+    raw = char.encode("utf-8", "surrogateescape")   # a byte the file name holds as it is
+    return "".join(f"\\{byte:03o}" for byte in raw)
 
 
 def set_warning_printer(printer: Callable[[str], None]) -> None:

@@ -197,8 +197,8 @@ def test_a_store_others_can_read_gets_one_warning(sample):
 
 
 @pytest.mark.parametrize("name, shown, command", [
-    ("esc\x1b]0;PWNED\x07", "esc\\x1b]0;PWNED\\x07", "'esc\\x1b]0;PWNED\\x07'"),
-    ("two\nlines", "two\\nlines", "'two\\nlines'"),
+    ("esc\x1b]0;PWNED\x07", "esc\\x1b]0;PWNED\\x07", "$'esc\\033]0;PWNED\\007'"),
+    ("two\nlines", "two\\nlines", "$'two\\012lines'"),
     ("my store", "my store", "'my store'"),
     ("-rf", "-rf", "./-rf"),
 ])
@@ -214,6 +214,9 @@ def test_exposure_warning_shows_the_path_inert_and_quotes_the_command(tmp_path, 
     assert result.returncode == 0, result.stderr
     assert result.stderr == (f"warning: {shown} can be read by group or others (mode 0o755); it "
                              f"holds personal data: run `chmod -R go-rwx {command}`\n")
+    # The command as shown, pasted into a shell, names the store (it read `\x1b` as 4 characters).
+    pasted = subprocess.run(["bash", "-c", f"printf %s {command}"], capture_output=True, text=True)
+    assert pasted.stdout == (name if not name.startswith("-") else f"./{name}")
 
 
 def test_audit_summary_and_verify(sample):
