@@ -36,10 +36,10 @@ _print_line: Callable[[str], None] = lambda text: sys.stderr.write(_escaped_line
 def shell_path(path: str | os.PathLike) -> str:
     """`path` as one shell word a user can paste: quoted, and never read as an option. A path
     with a character that is not printable (a control, an invisible format character, bytes
-    that are not UTF-8) is written in ANSI-C quotes with those bytes in octal (`$'a\033b'`):
-    the screen shows every one-line message with such characters escaped (`\x1b`), which a
+    that are not UTF-8) is written in ANSI-C quotes with those bytes in octal (`$'a\\033b'`):
+    the screen shows every one-line message with such characters escaped (`\\x1b`), which a
     shell would read as four characters. Octal, because the screen doubles a backslash
-    before `x` or `u`, never before a digit; so `'` and `\` are octal there too."""
+    before `x` or `u`, never before a digit; so `'` and `\\` are octal there too."""
     text = os.fspath(path)
     text = "./" + text if text.startswith("-") else text
     if text.isprintable():
