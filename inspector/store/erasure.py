@@ -70,13 +70,10 @@ class ErasurePlan:
                        "an erasure keeps every id in the log and lists it in the certificate, so "
                        "that data stays; treat the log and the certificate as personal data")
         if self.spelled_otherwise:
-            ids = self.spelled_otherwise
-            shown = " ".join(ids[:8]) + (" …" if len(ids) > 8 else "")
-            out.append(f"{len(ids)} {'entry names' if len(ids) == 1 else 'entries name'} the "
-                       "subject spelled otherwise (case, width, Unicode form, spaces or invisible "
-                       f"characters), and this erasure does not take them: {shown}; if they are "
-                       "about the same person, erase them too by id (`inspector erase STORE "
-                       "ID… --reason …`)")
+            said, shown = _otherwise(self.spelled_otherwise)
+            out.append(f"{said}, and this erasure does not take them: {shown}; if they are about "
+                       "the same person, erase them too by id (`inspector erase STORE ID… "
+                       "--reason …`)")
         return out
 
     def fingerprint(self) -> bytes:
@@ -139,11 +136,8 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
     erased = sorted(i for i in live if rows[i][3] != LEGAL_HOLD)
     if not erased:
         others = other_spellings(store, request.subject, live) if request.subject else []
-        hint = (f"; {len(others)} {'entry names' if len(others) == 1 else 'entries name'} the "
-                "subject spelled otherwise (case, width, Unicode form, "
-                f"spaces or invisible characters): {' '.join(others[:8])}"
-                f"{' …' if len(others) > 8 else ''}: erase them by id if they are about this "
-                "person") if others else ""
+        hint = "; {}: {}: erase them by id if they are about this person".format(
+            *_otherwise(others)) if others else ""
         raise Refused("nothing to erase: no live entry matches (retained under legal hold: "
                       f"{len(retained)}){hint}; nothing written")
     seqs = [s for (s,) in store.con.execute(sql("erase_seqs"), {"ids": erased}).fetchall()]
@@ -161,6 +155,14 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
                        personal_ids=[i for i in erased if detect.pii_named_in(i)],
                        spelled_otherwise=other_spellings(store, request.subject, live)
                        if request.subject else [])
+
+
+def _otherwise(ids: list[str]) -> tuple[str, str]:
+    """What a warning or a refusal says of other_spellings' `ids`: how many and why, and the
+    first eight of them."""
+    said = (f"{len(ids)} {'entry names' if len(ids) == 1 else 'entries name'} the subject spelled "
+            "otherwise (case, width, Unicode form, spaces or invisible characters)")
+    return said, " ".join(ids[:8]) + (" …" if len(ids) > 8 else "")
 
 
 def other_spellings(store: Store, subject: str, taken: list[str]) -> list[str]:
