@@ -145,8 +145,9 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
 # keep=False), 462 MB. With DuckDB 2.0 that grew to 467-488 MB (`conflicts` 469-494 MB), on
 # the line of the 500 MB a warm command may take: a caller reading the rows as they come
 # (keep=False) takes ranges half this size, which hold 414-421 MB (419 MB) for 7% more time
-# (bench/bench_view.py 5m, 2026-12-04). The whole table (keep=True, the TUI) peaks at the
-# same 840-855 MB with either size, and builds in 3.6 s with this one against 4.3 s.
+# (bench/bench_view.py 5m, 2026-12-04). The whole table kept (materialize, the TUI's) is
+# built capped, in LEAN_PART_ENTRIES ranges: uncapped in ranges of this size, on the 5M-event
+# wide-long store, the TUI's launch peaked at 5.5 GB (in one transaction), against 2.7-3.0 GB.
 PART_ENTRIES = 100_000
 # What building a whole belief table to keep (materialize, the TUI's) may take beyond the
 # tables the connection holds, which grow with it.
