@@ -171,11 +171,9 @@ WHERE memory_id IN (SELECT memory_id FROM down) AND entity IS NOT NULL
 -- name: focus_keys_count
 SELECT count(*) FROM focus_keys
 
--- name: judged_patch_forget
-DELETE FROM judged WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
-
 -- name: judged_patch_take
--- The focus keys judged again as of $tk (judged_at_focus: their entries and what they rest on).
+-- The focus keys judged again as of $tk (judged_at_focus: their entries and what they rest on),
+-- into an empty `judged`: the belief patch reads the focus keys' entries alone.
 INSERT INTO judged
 SELECT * FROM judged_at_focus($tk)
 WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
@@ -252,9 +250,6 @@ CREATE TABLE snapshot_target.snapshot_meta (format INTEGER, code VARCHAR, dev UB
 INSERT INTO snapshot_target.snapshot_meta VALUES ($format, $code, $dev, $ino, $offset, $seq,
     $hash, $line, $scope, $context, $tk)
 
--- name: snapshot_write_judged
-CREATE TABLE snapshot_target.judged AS FROM judged
-
 -- name: snapshot_write_beliefs
 CREATE TABLE snapshot_target.beliefs AS FROM beliefs
 
@@ -262,10 +257,6 @@ CREATE TABLE snapshot_target.beliefs AS FROM beliefs
 SELECT format, code, dev, ino, "offset", seq, hash, line, scope, context, tk
 FROM snapshot_source.snapshot_meta
 
--- name: snapshot_take_judged
--- In the order materialize leaves them (judged_add_range, beliefs_add_range).
-CREATE OR REPLACE TABLE judged AS
-FROM snapshot_source.judged ORDER BY entity, attribute, scope, memory_id
-
 -- name: snapshot_take_beliefs
+-- In the order materialize leaves it (beliefs_add_range).
 CREATE OR REPLACE TABLE beliefs AS FROM snapshot_source.beliefs ORDER BY pos

@@ -4,9 +4,10 @@
 -- name: tui_beliefs_all
 -- The Beliefs screen's rows for one view, numbered from 0: row_key identifies a row (an
 -- entry wins at most one row per context), marks names its markers and where its winner
--- comes from (badges are drawn from present/glyphs), haystack is what the filter searches
--- (lower-cased once here, so a keystroke is one contains() scan), source_class what the
--- Overview narrows the rows to.
+-- comes from (badges are drawn from present/glyphs), source_class what the Overview narrows
+-- the rows to. What the filter searches is lower-cased when it searches (tui_beliefs_filtered):
+-- a lower-cased copy of every value kept here held as much as the values themselves (2.2 GB
+-- at 5M events of long values).
 -- sensitivity and held_reason come along so that a secret's value is shown masked.
 CREATE OR REPLACE TABLE tui_all AS SELECT * FROM tui_all_rows(false)
 
@@ -18,8 +19,6 @@ SELECT b.pos - 1 AS vpos,
     b.memory_id || chr(31) || b.scope AS row_key,
     list_concat(b.markers, CASE WHEN len(b.overridden_in) > 0 THEN ['overridden'] ELSE [] END,
                 CASE WHEN b.belief_scope <> b.scope THEN ['from_broader'] ELSE [] END) AS marks,
-    lower(concat_ws(chr(31), b.memory_id, b.entity, b.attribute, b.value::VARCHAR, b.source,
-                    b.belief_scope)) AS haystack,
     split_part(b.source, ':', 1) AS source_class,
     b.*, e.sensitivity, e.held_reason
 FROM (SELECT * FROM beliefs
@@ -46,14 +45,19 @@ INSERT INTO tui_all
 SELECT * FROM tui_all_rows(true)
 
 -- name: tui_beliefs_filtered
--- The rows whose key, value, source, id or scope contain the filter text, renumbered from 0.
+-- The rows whose key, value, source, id or scope contain the filter text, renumbered from 0:
+-- their row keys alone (a copy of the rows a wide filter keeps held every value again).
 CREATE OR REPLACE TABLE tui_filtered AS
-SELECT row_number() OVER (ORDER BY vpos) - 1 AS vpos, * EXCLUDE (vpos)
-FROM tui_all WHERE contains(haystack, $needle)
+SELECT row_number() OVER (ORDER BY vpos) - 1 AS vpos, row_key
+FROM tui_all
+WHERE contains(lower(concat_ws(chr(31), memory_id, entity, attribute, value::VARCHAR, source,
+                               belief_scope)), $needle)
 
 -- name: tui_beliefs_filtered_view
--- With a filter: the screen pages the filtered rows.
-CREATE OR REPLACE VIEW tui_beliefs AS SELECT * FROM tui_filtered
+-- With a filter: the screen pages the filtered rows, read from tui_all by row key (which a
+-- live patch does not change, as it does positions).
+CREATE OR REPLACE VIEW tui_beliefs AS
+SELECT f.vpos, t.* EXCLUDE (vpos) FROM tui_filtered f JOIN tui_all t ON t.row_key = f.row_key
 
 -- name: tui_beliefs_unfiltered
 -- No filter: the screen pages tui_all itself (a view, so nothing is copied).
@@ -150,21 +154,34 @@ WHERE (SELECT count(*) FROM tui_quarantine_new) > 0
 INSERT INTO tui_quarantine SELECT * FROM tui_quarantine_new
 
 -- name: tui_conflict_source
--- The Conflicts screen: one row per marker of the view's beliefs (unnumbered).
-CREATE OR REPLACE VIEW tui_conflict_source AS
+-- The Conflicts screen: one row per marker of the view's beliefs (unnumbered);
+-- tui_conflict_rows_of(true): the focus keys' rows only, reading only their entries (a patch,
+-- which at 5M events took 0.1-0.3 s more unnesting every marker and joining every entry).
+CREATE OR REPLACE MACRO tui_conflict_rows_of(focus) AS TABLE
 SELECT m.memory_id || chr(31) || m.scope || chr(31) || m.marker AS row_key,
     m.scope, m.entity, m.attribute, m.marker, m.memory_id,
     CASE m.marker WHEN 'contested' THEN m.contested_ids WHEN 'claim_disagrees' THEN m.claim_ids
          WHEN 'inference_disagrees' THEN m.inference_ids ELSE m.vetoed_ids END AS causes,
     m.value, e.sensitivity, e.held_reason
-FROM (SELECT *, unnest(markers) AS marker FROM beliefs) m
-LEFT JOIN entries e ON e.memory_id = m.memory_id
+FROM (SELECT *, unnest(markers) AS marker FROM beliefs
+      WHERE len(markers) > 0
+        AND (NOT focus OR (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys))) m
+LEFT JOIN (SELECT memory_id, sensitivity, held_reason FROM entries
+           WHERE NOT focus OR memory_id IN (
+               SELECT memory_id FROM beliefs
+               WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys))) e
+    ON e.memory_id = m.memory_id
 
 -- name: tui_conflict_rows
--- The Conflicts screen's rows, numbered from 0 in key, scope and marker order.
+-- The Conflicts screen's rows, numbered from 0 in key, scope and marker order: numbered on the
+-- keys alone, then joined to the rows (a sort of whole rows held every value twice at once:
+-- 780 MB more at 1M events of long values).
 CREATE OR REPLACE TABLE tui_conflicts AS
-SELECT row_number() OVER (ORDER BY entity, attribute, scope, marker) - 1 AS vpos, *
-FROM tui_conflict_source
+SELECT o.vpos, c.*
+FROM (SELECT row_key, row_number() OVER (ORDER BY entity, attribute, scope, marker) - 1 AS vpos
+      FROM (SELECT memory_id || chr(31) || scope || chr(31) || unnest(markers) AS row_key,
+                entity, attribute, scope, unnest(markers) AS marker FROM beliefs)) o
+JOIN tui_conflict_rows_of(false) c ON c.row_key = o.row_key
 
 -- name: tui_conflict_patch_plan
 -- After a belief patch, before tui_conflicts changes: per focus key, how many rows precede
@@ -182,8 +199,7 @@ FROM (
                WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
                GROUP BY entity, attribute) o
         ON o.entity = k.entity AND o.attribute = k.attribute
-    LEFT JOIN (SELECT entity, attribute, count(*) AS n FROM tui_conflict_source
-               WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+    LEFT JOIN (SELECT entity, attribute, count(*) AS n FROM tui_conflict_rows_of(true)
                GROUP BY entity, attribute) n
         ON n.entity = k.entity AND n.attribute = k.attribute
 )
@@ -204,7 +220,7 @@ WHERE s.shift <> 0 AND tui_conflicts.vpos >= s.lo AND tui_conflicts.vpos < s.hi
 INSERT INTO tui_conflicts
 SELECT p.new_first + row_number() OVER (PARTITION BY c.entity, c.attribute
                                         ORDER BY c.scope, c.marker) - 1 AS vpos, c.*
-FROM tui_conflict_source c JOIN conflict_plan p ON p.entity = c.entity AND p.attribute = c.attribute
+FROM tui_conflict_rows_of(true) c JOIN conflict_plan p ON p.entity = c.entity AND p.attribute = c.attribute
 
 -- name: tui_log_view
 -- The Audit screen: the log in seq order (seq 1 is vpos 0), a view over the loaded versions.

@@ -1,19 +1,21 @@
 """The belief view (DESIGN §3): what the inspector's rule picks for each key, and why.
 
-A view is materialized into two tables that later queries page and join: `judged` (every
-keyed entry as of the knowledge time, with support and effective authority) and `beliefs`
-(the winners, position-numbered). Times are knowledge time tk and valid time tv.
+A view is materialized a range of keys at a time through two tables: `judged` (the range's
+keyed entries as of the knowledge time, with support and effective authority) and `beliefs`
+(the winners, position-numbered), which later queries page and join. `judged` is scratch: it
+holds one range (or the keys one answer or patch judges), never the whole store, whose every
+value it would hold (5.5 GB of TUI at 5M events of long values, when it was kept whole).
+Times are knowledge time tk and valid time tv.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Callable, Iterator
+from typing import Iterator
 
 from .engine import duckdb
 from . import jsonsafe, lean, macros, stepwise
-from .lean import capped
 from .model import format_time, now_utc
 from .queries import sql
 
@@ -49,15 +51,16 @@ class ViewSpec:
 
 
 def materialize(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
-    """Build `judged` and `beliefs` for the view in one transaction; return the row count."""
-    con.execute("BEGIN")
-    try:
-        count = materialize_in_transaction(con, spec)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    return count
+    """Build `beliefs` for the view (`judged` is left empty); return the row count.
+    A range of keys at a time, each committed on its own, with DuckDB's memory capped at what
+    its tables hold plus KEEP_ROOM (in_ranges), so that the blocks of the view a range read
+    are let go as the next reads. Not one transaction: that held every range's `judged`
+    (each range replaces it) until its end. On the 1M-event wide-long bench store the build
+    peaked at 2.0 GB that way. A failure leaves `beliefs` partial, and the caller that keeps
+    it (the TUI session) builds it again."""
+    for _ in in_ranges(con, spec, keep=True, cap=KEEP_ROOM):
+        pass
+    return con.execute(sql("beliefs_count")).fetchone()[0]
 
 
 def judge_keys(con: duckdb.DuckDBPyConnection, tk: datetime, keys: list[tuple[str, str]]) -> None:
@@ -104,10 +107,11 @@ PATCH_STATEMENTS = ("beliefs_patch_plan", "patch_shift_ranges", "beliefs_patch_f
 
 def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
           changed: list[str]) -> int | None:
-    """Bring `judged` and `beliefs`, materialized for the same context at knowledge time
-    `since`, to `spec`'s moment after the events of `changed` entries were loaded: only the
-    keys of those entries, of entries whose times fall between the two moments, and of
-    everything resting on them are judged again. The result equals materialize(con, spec).
+    """Bring `beliefs`, materialized for the same context at knowledge time `since`, to
+    `spec`'s moment after the events of `changed` entries were loaded: only the keys of those
+    entries, of entries whose times fall between the two moments, and of everything resting
+    on them are judged again (`judged` is left holding those keys' entries). The belief table
+    equals materialize(con, spec)'s.
     Returns the row count, or None (nothing changed) when a full rebuild is the better way."""
     tk, tv = spec.moment.tk, spec.moment.tv
     if tv != tk or tk < since:
@@ -120,7 +124,7 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
             con.execute("ROLLBACK")
             return None
         _fill_focus_ids(con, cited=True)
-        con.execute(sql("judged_patch_forget"))
+        con.execute(sql("judged_empty"))
         con.execute(sql("judged_patch_take"), {"tk": tk})
         con.execute(sql("beliefs_patch_rows"), {"tk": tk, "tv": tv, "ctx": spec.context})
         for name in PATCH_STATEMENTS:
@@ -141,9 +145,13 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
 # keep=False), 462 MB. With DuckDB 2.0 that grew to 467-488 MB (`conflicts` 469-494 MB), on
 # the line of the 500 MB a warm command may take: a caller reading the rows as they come
 # (keep=False) takes ranges half this size, which hold 414-421 MB (419 MB) for 7% more time
-# (bench/bench_view.py 5m, 2026-12-04). The whole table (keep=True, the TUI) peaks at the
-# same 840-855 MB with either size, and builds in 3.6 s with this one against 4.3 s.
+# (bench/bench_view.py 5m, 2026-12-04). The whole table kept (materialize, the TUI's) is
+# built capped, in LEAN_PART_ENTRIES ranges: uncapped in ranges of this size, on the 5M-event
+# wide-long store, the TUI's launch peaked at 5.5 GB (in one transaction), against 2.7-3.0 GB.
 PART_ENTRIES = 100_000
+# What building a whole belief table to keep (materialize, the TUI's) may take beyond the
+# tables the connection holds, which grow with it.
+KEEP_ROOM = lean.WHOLE_CAP
 # Under a cap (in_ranges), ranges of 25,000. `beliefs --json` without printing, outside
 # generator's 1M store (long values, hot keys in many scopes), cap 448 MB: ranges of 50,000
 # needed more (one was built again uncapped) and peaked at 837 MB; 25,000: 570 MB in 18.5 s;
@@ -158,19 +166,6 @@ LEAN_PART_ENTRIES = 25_000
 LEAN_SPLIT = 4
 
 
-def _capped(con: duckdb.DuckDBPyConnection, build: Callable[[], None], cap: int | None) -> None:
-    if cap is None:
-        build()
-    else:
-        capped(con, build, cap)
-
-
-def materialize_in_transaction(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
-    for _ in in_ranges(con, spec, keep=True):
-        pass
-    return con.execute(sql("beliefs_count")).fetchone()[0]
-
-
 def at_head(con: duckdb.DuckDBPyConnection, tk: datetime | None) -> bool:
     """Whether tk is at or after every event's time: the `now` the macros that judge the
     store take (macros.sql, state_at), decided here so that their plans read one source."""
@@ -179,29 +174,35 @@ def at_head(con: duckdb.DuckDBPyConnection, tk: datetime | None) -> bool:
 
 def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool,
               cap: int | None = None) -> Iterator[None]:
-    """Build `judged` and `beliefs` a range of keys at a time, yielding after each range.
-    keep: the tables grow to the whole view (materialize); else each range replaces the one
+    """Build `beliefs` a range of keys at a time, yielding after each range; `judged` holds
+    the range's (or the last piece's) entries, and is empty at the end.
+    keep: `beliefs` grows to the whole view (materialize); else each range replaces the one
     before (positions still count from the first range), so that a caller reading the rows
-    as they come (a whole table printed) holds one range, and at the end both tables are
-    emptied: nothing is left that looks like the whole view.
-    cap (without keep, outside a transaction: a command's own connection): DuckDB's memory is
-    capped at `cap` bytes while the support walk and each range are built, in ranges of
-    LEAN_PART_ENTRIES, so that the blocks of the view they read are let go and a range's
+    as they come (a whole table printed) holds one range, and at the end it is emptied:
+    nothing is left that looks like the whole view.
+    cap (outside a transaction): DuckDB's memory is capped at `cap` bytes (with keep: at what
+    the connection's tables hold plus `cap`, for they grow with the table, and a TUI holds
+    its screens' rows beside it) while the support walk and each range are built, in ranges
+    of LEAN_PART_ENTRIES, so that the blocks of the view they read are let go and a range's
     working memory stays small. A range that needs more is rolled back and built again a half
     at a time, down to LEAN_PART_ENTRIES // LEAN_SPLIT entries; the walk, or such a piece,
-    that still needs more is built again without the cap (lean.capped)."""
-    if cap is not None and keep:
-        raise ValueError("in_ranges: a cap needs ranges that replace each other (keep=False)")
+    that still needs more is built again without the cap (lean.built)."""
     tk = spec.moment.tk
     now = at_head(con, tk)
     params = {"tk": tk, "tv": spec.moment.tv, "ctx": spec.context}
-    _capped(con, lambda: stepwise.materialize(con, tk, now), cap)
-    if keep:
-        size, split = PART_ENTRIES, 1
-    elif cap is None:
-        size, split = max(1, PART_ENTRIES // 2), 1
-    else:
+
+    def room() -> int:
+        held = con.execute(sql("memory_not_cached")).fetchone()[0] if keep else 0
+        return held + cap
+
+    walk = lambda: stepwise.materialize(con, tk, now)      # noqa: E731
+    walk() if cap is None else lean.built(con, walk, room())
+    if cap is not None:
         size, split = max(1, LEAN_PART_ENTRIES // LEAN_SPLIT), LEAN_SPLIT
+    elif keep:
+        size, split = PART_ENTRIES, 1
+    else:
+        size, split = max(1, PART_ENTRIES // 2), 1
     starts = con.execute(macros.sql(con, "judged_range_starts"),
                          {"tk": tk, "now": now, "size": size}).fetchall()
     add_range = macros.sql(con, "judged_add_range")     # its macros checked once, not per range
@@ -211,8 +212,8 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool,
     def build(lo: tuple, hi: tuple, empty: bool) -> None:
         bounds = {"lo_entity": lo[0], "lo_attribute": lo[1], "hi_entity": hi[0],
                   "hi_attribute": hi[1]}
+        con.execute(sql("judged_empty"))         # a range reads its own entries alone
         if empty:
-            con.execute(sql("judged_empty"))
             con.execute(sql("beliefs_empty"), params)
         con.execute(add_range, {"tk": tk, "now": now, **bounds})
         con.execute(sql("beliefs_add_range"), {**params, **bounds, "before": before})
@@ -223,8 +224,8 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool,
         nonlocal before
         whole = lambda: build(mine[0][0], mine[-1][1], empty)   # noqa: E731
         if len(mine) == 1:
-            capped(con, whole, cap)
-        elif not lean.fits(con, whole, cap):
+            lean.built(con, whole, room())
+        elif not lean.fits(con, whole, room()):
             half = (len(mine) + 1) // 2
             build_capped(mine[:half], empty)
             before = con.execute(sql("beliefs_positions")).fetchone()[1] or before
@@ -238,8 +239,8 @@ def in_ranges(con: duckdb.DuckDBPyConnection, spec: ViewSpec, keep: bool,
             build_capped(pieces[n:n + split], empty)
         before = con.execute(sql("beliefs_positions")).fetchone()[1] or before
         yield
+    con.execute(sql("judged_empty"))
     if not keep:
-        con.execute(sql("judged_empty"))
         con.execute(sql("beliefs_empty"), params)
 
 

@@ -45,10 +45,12 @@ def events(con: duckdb.DuckDBPyConnection, memory_id: str) -> list[dict]:
 
 
 @contextmanager
-def judged_now(con: duckdb.DuckDBPyConnection, key: tuple[str, str]) -> Iterator[ViewSpec]:
-    """Inside the block `judged` holds the entries of `key` as of now (what `show` and rivals
-    read); afterwards the tables are as they were."""
-    spec = ViewSpec(None, Moment.resolve())
+def judged_now(con: duckdb.DuckDBPyConnection, key: tuple[str, str],
+               spec: ViewSpec | None = None) -> Iterator[ViewSpec]:
+    """Inside the block `judged` holds the entries of `key` as of now, or of spec's knowledge
+    time (what `show` and rivals read); afterwards the tables are as they were. The caller
+    that shares the store's tables with other threads holds its lock."""
+    spec = spec or ViewSpec(None, Moment.resolve())
     con.execute("BEGIN")
     try:
         beliefs.judge_keys(con, spec.moment.tk, [key])

@@ -60,11 +60,17 @@ def fits(con: duckdb.DuckDBPyConnection, build: Callable[[], None], cap: int) ->
     when a statement needed more: the transaction is rolled back (nothing build() wrote
     stays) and the limit lifted, for the caller to build it in smaller pieces. When the cap
     cannot be set (the tables this connection holds are over it), build() runs uncapped,
-    and True. The connection must not be in a transaction."""
+    and True. The connection must not be in a transaction.
+    The limit is lifted before the commit: a commit that wrote enough makes DuckDB checkpoint
+    its in-memory database, and a checkpoint that fails for memory is fatal to the connection
+    (it was, building the TUI's belief table capped beside its screens' rows)."""
     capped_now = limit(con, cap)
     con.execute("BEGIN")
     try:
         build()
+        if capped_now:
+            capped_now = False
+            lift(con)
         con.execute("COMMIT")
     except BaseException as error:
         con.execute("ROLLBACK")
@@ -74,9 +80,14 @@ def fits(con: duckdb.DuckDBPyConnection, build: Callable[[], None], cap: int) ->
         if isinstance(error, duckdb.OutOfMemoryException):
             return False
         raise
-    if capped_now:
-        lift(con)
     return True
+
+
+def built(con: duckdb.DuckDBPyConnection, build: Callable[[], None], cap: int) -> None:
+    """build(), which writes tables, under the cap as fits() runs it; if it needed more, again
+    without the cap (as capped() does a read)."""
+    if not fits(con, build, cap):
+        build()
 
 
 # What DuckDB may hold beyond its own tables and working memory while `let_go` evicts.

@@ -3,9 +3,9 @@ so that the next launch starts from it instead of judging every entry again.
 
 Judging the whole store is what a launch waits for (12 s on a million events with long values
 and hot keys; the persistent view makes reading the log itself a matter of milliseconds). The
-snapshot holds `judged` and `beliefs` as materialized for one context, in a store loaded with
+snapshot holds `beliefs` as materialized for one context, in a store loaded with
 one scope, at one knowledge time (valid time the same), from the log up to one line. A launch
-takes the tables and brings them to now with the live path's own patch (beliefs.patch): only
+takes the table and brings it to now with the live path's own patch (beliefs.patch): only
 the keys of entries changed by the lines appended since, of entries whose times fall between
 the two moments, and of everything resting on them are judged again; the result equals a
 rebuild, and a patch too big for that is a rebuild.
@@ -30,9 +30,9 @@ from . import view
 from .logfile import StorePaths
 from .queries import sql
 
-FORMAT = 1
-WRITE = ("snapshot_write_judged", "snapshot_write_beliefs", "snapshot_meta_create")
-TAKE = ("snapshot_take_judged", "snapshot_take_beliefs")
+FORMAT = 2      # 2: `beliefs` alone (1 held `judged` too, every entry's value among it)
+WRITE = ("snapshot_write_beliefs", "snapshot_meta_create")
+TAKE = ("snapshot_take_beliefs",)
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def path(paths: StorePaths) -> Path:
 
 def save(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: view.Mark, scope: str | None,
          context: str | None, tk: datetime) -> bool:
-    """Write `judged` and `beliefs` (materialized for `context` at tk, the valid time the same,
+    """Write `beliefs` (materialized for `context` at tk, the valid time the same,
     from the log up to `mark`, in a store loaded with `scope`) as the snapshot. Never waits for
     the lock and never fails the caller: returns whether a snapshot was put in place."""
     def fill() -> None:
@@ -64,7 +64,7 @@ def save(con: duckdb.DuckDBPyConnection, paths: StorePaths, mark: view.Mark, sco
 
 def take(con: duckdb.DuckDBPyConnection, paths: StorePaths, loaded: view.Mark,
          scope: str | None, context: str | None) -> Taken | None:
-    """Replace `judged` and `beliefs` by the snapshot's when it was written by this code, for
+    """Replace `beliefs` by the snapshot's when it was written by this code, for
     this scope and context, from a prefix of the log as loaded (`loaded`: where the store's
     tables stand) that the log still holds; return what it was built for, or None (nothing
     taken: the tables are as they were)."""

@@ -70,7 +70,9 @@ class EntryReads:
         return found
 
     def _judge(self, cur, found: Detail) -> None:
-        judged = entries.judgement(cur, self.spec, found.entry, found.context)
+        key, spec = (found.entry["entity"], found.entry["attribute"]), self.spec
+        with self.store.lock, entries.judged_now(cur, key, spec):
+            judged = entries.judgement(cur, spec, found.entry, found.context)
         found.rivals = [{**r, "value": beliefs.json_value(r["value"])} for r in judged["rows"]
                         if r["memory_id"] != found.memory_id]
         flags = {r["memory_id"]: r for r in rows_of(cur.execute(

@@ -113,6 +113,7 @@ class Session(EntryReads):
         if self.live_time:
             self.spec = replace(self.spec, moment=Moment.resolve())
         with self.store.lock, self.reader() as cur:
+            self._built = None               # until it is whole: a failure leaves it partial
             beliefs.materialize(cur, self.spec)
             beliefs.update_cites(cur)        # what the next live patch walks (only new versions)
             self.store.compact()             # before the screens' rows: a lower peak
@@ -171,6 +172,7 @@ class Session(EntryReads):
             count = beliefs.patch(cur, spec, built[0].moment.tk, changed)
             cur.execute(sql("tui_changed_ids"), {"ids": changed})
             if count is None:
+                self._built = None           # until it is whole: a failure leaves it partial
                 beliefs.materialize(cur, spec)
             self.spec = spec
             self._built = (spec, self.store.generation, self.store.state.seq)
@@ -194,6 +196,8 @@ class Session(EntryReads):
             names = screen.patch_statements(scoped) if patched else screen.rebuild_statements(scoped)
             for name in names:
                 cur.execute(sql(name))
+            if names and not patched:
+                self.store.compact()     # each screen's new rows compressed before the next's
         return self._filter(cur)
 
     def refilter(self, text: str) -> int:

@@ -77,6 +77,40 @@ def test_a_build_that_fits_is_committed_under_the_cap_and_the_limit_is_put_back(
     assert con.execute("SELECT count(*), sum(i) FROM t").fetchone() == (1000, 499500)
 
 
+class _Said:
+    """A connection that records the statements lean runs through it."""
+
+    def __init__(self, con):
+        self.con, self.said = con, []
+
+    def execute(self, statement, *args):
+        self.said.append(statement.split(" =")[0])
+        return self.con.execute(statement, *args)
+
+
+def test_a_build_s_commit_runs_with_the_limit_lifted(con):
+    """A commit that wrote enough checkpoints the in-memory database, and a checkpoint that
+    fails for memory is fatal to the connection: the limit is lifted before the commit."""
+    said = _Said(con)
+    con.execute("CREATE TEMP TABLE t (i BIGINT)")
+    assert lean.fits(said, lambda: said.execute("INSERT INTO t SELECT 1"), cap=64 << 20) is True
+    assert said.said == ["SET memory_limit", "BEGIN", "INSERT INTO t SELECT 1",
+                         "RESET memory_limit", "COMMIT"]
+
+
+def test_a_build_needing_more_than_the_cap_is_built_again_without_it(con):
+    con.execute("CREATE TEMP TABLE t (n BIGINT)")
+    seen = []
+
+    def build():
+        seen.append(_limit(con))
+        con.execute(f"INSERT INTO t {NEEDS_MORE}")
+    before = _limit(con)
+    lean.built(con, build, cap=16 << 20)
+    assert seen == ["16.0 MiB", before] and _limit(con) == before
+    assert con.execute("SELECT n FROM t").fetchall() == [(3000000,)]
+
+
 def test_a_build_needing_more_than_the_cap_leaves_nothing_and_says_so(con):
     """Its first statement's rows are rolled back with the statement that needed more, so the
     caller can build the same rows again in pieces."""

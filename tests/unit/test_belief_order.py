@@ -8,6 +8,7 @@ import pytest
 
 from storegen import entry, write_store
 from inspector.store import beliefs as B
+from inspector.store.entries import judged_now
 from inspector.store.load import Store
 from inspector.store.model import parse_time
 
@@ -92,8 +93,8 @@ def test_the_store_wide_table_answers_each_scope(store):
 ])
 def test_rivals_give_the_reason_the_order_decides(store, attribute, expected):
     spec = B.ViewSpec(HOME, NOW)
-    B.materialize(store.con, spec)
-    rows = B.rivals(store.con, spec, "e", attribute, HOME)
+    with judged_now(store.con, ("e", attribute), spec):
+        rows = B.rivals(store.con, spec, "e", attribute, HOME)
     assert [(r["memory_id"], r["reason"], r["authority"]) for r in rows] == expected
 
 
@@ -107,8 +108,8 @@ def test_rivals_are_listed_winner_first_then_by_the_order(store):
     root = write_store(store.root.parent / "listing", [("2025-01-09T00:00:00Z", "write", e) for e in extra])
     other = Store(root, warn=False)
     spec = B.ViewSpec(HOME, NOW)
-    B.materialize(other.con, spec)
-    rows = B.rivals(other.con, spec, "e", "list", HOME)
+    with judged_now(other.con, ("e", "list"), spec):
+        rows = B.rivals(other.con, spec, "e", "list", HOME)
     assert [(r["memory_id"], r["reason"]) for r in rows] == [
         ("R3", "belief"), ("R5", "out_of_scope"), ("R2", "outranked:authority"),
         ("R1", "outranked:authority"), ("R4", "outranked:authority")]
@@ -122,8 +123,8 @@ def test_rivals_tied_on_every_part_are_listed_by_descending_id(store):
     root = write_store(store.root.parent / "ties", [("2025-01-09T00:00:00Z", "write", e) for e in ties])
     other = Store(root, warn=False)
     spec = B.ViewSpec("t:a", NOW)
-    B.materialize(other.con, spec)
-    rows = B.rivals(other.con, spec, "e", "ties", "t:a")
+    with judged_now(other.con, ("e", "ties"), spec):
+        rows = B.rivals(other.con, spec, "e", "ties", "t:a")
     assert [(r["memory_id"], r["reason"]) for r in rows] == [
         ("T9", "belief"), ("T3", "outranked:authority"), ("T2", "outranked:authority"),
         ("T1", "outranked:authority")]

@@ -7,6 +7,7 @@ import pytest
 
 from storegen import entry, write_store
 from inspector.store import beliefs as B
+from inspector.store.entries import judged_now
 from inspector.store import macros
 from inspector.store.load import Store
 from inspector.store.model import parse_time
@@ -82,7 +83,8 @@ def test_which_summaries_the_rule_supports(store):
 
 
 def test_a_supported_summary_is_no_stronger_than_its_weakest_support(store):
-    B.materialize(store.con, B.ViewSpec(None, NOW))
+    keys = sorted({(s["entity"], s["attribute"]) for s, _, _ in SUMMARIES.values()})
+    B.judge_keys(store.con, NOW.tk, keys)         # as the whole store's ranges judge them
     judged = {r[0]: (r[1], r[2]) for r in store.con.execute(
         "SELECT memory_id, supported, eff_authority FROM judged WHERE kind = 'summary'").fetchall()}
     # an unsupported summary keeps its own authority (5 here): it is never a candidate anyway
@@ -99,7 +101,7 @@ def test_only_supported_summaries_are_believed(store):
 
 def test_an_unsupported_summary_says_so_among_the_rivals(store):
     spec = B.ViewSpec("t:a", NOW)
-    B.materialize(store.con, spec)
-    rows = B.rivals(store.con, spec, "e", "src_o1", "t:a")
+    with judged_now(store.con, ("e", "src_o1"), spec):
+        rows = B.rivals(store.con, spec, "e", "src_o1", "t:a")
     assert [(r["memory_id"], r["reason"]) for r in rows] == [
         ("S_AGREES", "belief"), ("S_CONTRA", "unsupported_summary"), ("O1", "outranked:recency")]

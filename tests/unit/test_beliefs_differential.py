@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st
 import belief_reference as ref
 from storegen import entry, write_store
 from inspector.store import beliefs as B
+from inspector.store.entries import judged_now
 from inspector.store.load import Store
 from inspector.store.model import parse_time
 
@@ -137,20 +138,15 @@ def sql_table(store: Store, spec: B.ViewSpec) -> dict:
     return out
 
 
-def judged_rows(store: Store) -> list[tuple]:
-    return store.con.execute("SELECT * FROM judged ORDER BY rowid").fetchall()
-
-
 def in_parts(store: Store, spec: B.ViewSpec) -> tuple:
-    """The belief table, `judged` and the conflicts materialized a range of about 2 judged
-    entries at a time, and the rows each_belief_of and each_conflict_of read a range at a
-    time."""
+    """The belief table and the conflicts materialized a range of about 2 judged entries at a
+    time, and the rows each_belief_of and each_conflict_of read a range at a time."""
     kept = B.PART_ENTRIES
     B.PART_ENTRIES = 2
     try:
         streamed = list(B.each_belief_of(store.con, spec)), list(B.each_conflict_of(store.con, spec))
         B.materialize(store.con, spec)
-        whole = B.all_beliefs(store.con), judged_rows(store), B.conflicts(store.con)
+        whole = B.all_beliefs(store.con), B.conflicts(store.con)
     finally:
         B.PART_ENTRIES = kept
     return *whole, *streamed
@@ -174,13 +170,15 @@ def test_sql_beliefs_match_reference(tmp_path_factory, case):
     expected = ref.belief_table(st_, tk, tv, context)
     assert sql_table(store, spec) == expected
     # Built a few keys at a time, as a large store's table is: the same rows, positions and
-    # all, and `judged` the same rows in the same physical order.
-    whole, judged, marks = B.all_beliefs(store.con), judged_rows(store), B.conflicts(store.con)
-    assert in_parts(store, spec) == (whole, judged, marks, whole, marks)
+    # all; `judged` is scratch, left empty.
+    whole, marks = B.all_beliefs(store.con), B.conflicts(store.con)
+    assert store.con.execute("SELECT count(*) FROM judged").fetchone()[0] == 0
+    assert in_parts(store, spec) == (whole, marks, whole, marks)
     for key in {(e["entity"], e["attribute"]) for e in st_.values()}:
         scopes = {e["scope"] for e in st_.values() if (e["entity"], e["attribute"]) == key}
         for ctx in [context] if context is not None else sorted(scopes | {""}):
             _, reasons = ref.judge(st_, key, ctx, tk, tv)
-            got = {r["memory_id"]: r["reason"] for r in B.rivals(store.con, spec, key[0], key[1], ctx)}
+            with judged_now(store.con, key, spec):     # that key alone judged as of tk
+                got = {r["memory_id"]: r["reason"] for r in B.rivals(store.con, spec, key[0], key[1], ctx)}
             assert got == reasons, (key, ctx)
     store.close()

@@ -386,7 +386,7 @@ def test_the_belief_table_in_one_context(bc):
 
 
 def test_rivals(bc):
-    view(bc.con)
+    beliefs.judge_keys(bc.con, T, [("svc", a) for a in ("timeout_config", "timeout_repair", "timeout_key")])
     params = {"ctx": LEGACY, "tk": T, "tv": T, "entity": "svc"}
     assert pick(bc.con, "rivals", "memory_id authority reason", attribute="timeout_config", **params) == [
         ("M0", 3, "belief"), ("M1", 2, "outranked:authority")]
@@ -409,9 +409,8 @@ def test_unsupported_among(bc):
 
 
 def test_the_beliefs_of_focus_keys(bc):
-    bc.con.execute(sql("focus_keys_fill"), {"entities": ["svc"], "attributes": ["timeout_config"]})
+    beliefs.judge_keys(bc.con, T, [("svc", "timeout_config")])    # what a plan's diff does
     assert table(bc.con, "SELECT * FROM focus_keys") == [("svc", "timeout_config")]
-    beliefs.materialize(bc.con, beliefs.ViewSpec(None, beliefs.Moment(tk=T, tv=T)))
     assert sorted((r[0], r[3]) for r in rows(bc.con, "beliefs_focus", tk=T)) == [
         ("repo:svc", "M1"), (LEGACY, "M0")]
 

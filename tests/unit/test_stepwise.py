@@ -112,24 +112,25 @@ def test_beliefs_under_a_cap_that_forces_retries_equal_those_without(tmp_path, m
     monkeypatch.setattr(beliefs, "LEAN_PART_ENTRIES", 28)
     monkeypatch.setattr(beliefs, "LEAN_SPLIT", 4)
     runs, whole = [], []
-    real, real_fits = lean.capped, lean.fits
+    real, real_fits = lean.built, lean.fits
 
-    def counting(con, read, cap=None):
+    def counting(con, build, cap):
         runs.append(0)
 
         def counted():
             runs[-1] += 1
-            return read()
+            return build()
         return real(con, counted, cap)
 
     def fitting(con, build, cap):
         whole.append(real_fits(con, build, cap))
         return whole[-1]
 
-    monkeypatch.setattr(beliefs, "capped", counting)
+    monkeypatch.setattr(lean, "built", counting)
     monkeypatch.setattr(lean, "fits", fitting)
     assert list(beliefs.each_belief_of(store.con, spec, cap=1 << 30)) == plain
-    assert runs == [1] and whole == [True, True]     # the support walk; two ranges (4 + 2 keys)
+    # the support walk (built: fits once); two ranges (4 + 2 keys), each fits whole
+    assert runs == [1] and whole == [True, True, True]
     runs.clear()
     whole.clear()
     used = store.con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
@@ -149,7 +150,7 @@ def test_a_range_over_the_cap_is_built_a_half_at_a_time_with_the_same_rows(tmp_p
     monkeypatch.setattr(beliefs, "LEAN_PART_ENTRIES", 28)     # a piece a key, four to a range
     monkeypatch.setattr(beliefs, "LEAN_SPLIT", 4)
     tried, pieces = [], []
-    real, real_fits = lean.capped, lean.fits
+    real_fits = lean.fits
 
     def over(con, build, cap):
         def needs_more():
@@ -158,15 +159,15 @@ def test_a_range_over_the_cap_is_built_a_half_at_a_time_with_the_same_rows(tmp_p
             raise duckdb.OutOfMemoryException("made to need more")
         return real_fits(con, needs_more, cap)
 
-    def piece(con, read, cap=None):
-        answer = real(con, read, cap)
+    def piece(con, build, cap):          # the walk, or a piece: built once (as if it fitted)
+        build()
         pieces.append(con.execute("SELECT count(DISTINCT (entity, attribute)) FROM judged").fetchone()[0])
-        return answer
     monkeypatch.setattr(lean, "fits", over)
-    monkeypatch.setattr(beliefs, "capped", piece)
+    monkeypatch.setattr(lean, "built", piece)
     assert list(beliefs.each_belief_of(store.con, spec, cap=1 << 30)) == plain
     assert [r["pos"] for r in plain] == [1, 2, 3, 4, 5, 6]
-    # keys in `judged` at each try's failure: 4 (range 1), 2 (its first half), 4 (its second
-    # half, after the first half's two pieces), 2 (range 2); after each piece, one key more
-    assert tried == [4, 2, 4, 2]
-    assert pieces == [0, 1, 2, 3, 4, 1, 2]       # the walk (no judged rows), then six pieces
+    # keys in `judged` at each try's failure: 4 (range 1), 2 (its first half), 2 (its second
+    # half: a piece, a half or a range judges its own keys alone), 2 (range 2); after each
+    # piece, its one key
+    assert tried == [4, 2, 2, 2]
+    assert pieces == [0, 1, 1, 1, 1, 1, 1]       # the walk (no judged rows), then six pieces

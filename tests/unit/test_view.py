@@ -580,10 +580,11 @@ def test_a_belief_patch_equals_a_rebuild(tmp_path_factory, data, context):
     s.refresh()
     spec = beliefs.ViewSpec(context, beliefs.Moment(t1, t1))
     count = beliefs.patch(s.con, spec, t0, [e["id"] for e in later])
-    patched = table_rows(s.con, "beliefs"), table_rows(s.con, "judged")
+    patched = table_rows(s.con, "beliefs")
     rebuilt_count = beliefs.materialize(s.con, spec)
     assert count == rebuilt_count
-    assert patched == (table_rows(s.con, "beliefs"), table_rows(s.con, "judged"))
+    assert patched == table_rows(s.con, "beliefs")
+    assert table_rows(s.con, "judged") == []          # scratch: one range at a time, none kept
     s.close()
 
 
@@ -781,7 +782,8 @@ def test_compacted_tui_tables_patch_and_answer_as_built(tmp_path, monkeypatch):
     session = Session(root)
     session.open()
     session.rebuild_view()
-    assert did == [True, True]
+    # after the belief table, after each of the five screens with rows of their own, at the end
+    assert did == [True] * 7
     with LogWriter(session.store.paths) as writer:
         writer.append([
             event_draft("write", "D", "agent:9", after=entry("D", entity="b", attribute="k")),
@@ -798,7 +800,7 @@ def test_compacted_tui_tables_patch_and_answer_as_built(tmp_path, monkeypatch):
     fresh = Session(root)
     fresh.open()
     fresh.rebuild_view()
-    assert did == [True, True, False, False]
+    assert did == [True] * 7 + [False] * 7
     assert tui_tables(fresh.store.con) == patched
     fresh.store.close()
 
@@ -872,3 +874,36 @@ def test_a_search_for_residue_sees_into_the_view(tmp_path):
     Store(root, warn=False).close()
     from logtools import readable_bytes
     assert canary.encode() in readable_bytes(root / ".inspector" / "view.duckdb")
+
+
+def test_the_beliefs_filter_searches_values_and_follows_a_live_patch(tmp_path):
+    """The filter lower-cases what it searches as it searches (no lower-cased copy is kept)
+    and keeps the row keys it matched: the rows it shows are tui_all's, values and all, and a
+    live patch renumbers them."""
+    from inspector.tui.session import Session
+    at = "2025-01-01T00:00:00Z"
+    root = write_store(tmp_path / "s", [
+        (at, "write", entry("A", entity="a", attribute="k", value="Zürich office")),
+        (at, "write", entry("B", entity="b", attribute="k", value="Lyon")),
+        (at, "write", entry("C", entity="c", attribute="k", value="zÜRICH depot"))])
+    session = Session(root)
+    session.open()
+    session.rebuild_view()
+
+    def shown():
+        return [(r["vpos"], r["memory_id"], r["value"])
+                for r in session.table_source("tui_beliefs").fetch(0, 99)]
+    assert session.refilter("ZÜRICH") == 2
+    assert shown() == [(0, "A", '"Zürich office"'), (1, "C", '"zÜRICH depot"')]
+    assert session.store.con.execute("SELECT * FROM tui_filtered ORDER BY vpos").fetchall() == [
+        (0, "A\x1f"), (1, "C\x1f")]
+    with LogWriter(session.store.paths) as writer:
+        writer.append([event_draft("write", "D", "agent:9",
+                                   after=entry("D", entity="b", attribute="k", value="Zürich airport",
+                                               observed_at="2025-01-02T00:00:00Z"))])
+    session.store.refresh()
+    session.take_appended()
+    assert shown() == [(0, "A", '"Zürich office"'), (1, "D", '"Zürich airport"'),
+                       (2, "C", '"zÜRICH depot"')]
+    assert session.refilter("lyon") == 0 and shown() == []
+    session.store.close()
