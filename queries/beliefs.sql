@@ -138,6 +138,19 @@ SELECT memory_id FROM up
 CREATE OR REPLACE TABLE judged AS
 SELECT * FROM judged_at_focus($tk) ORDER BY entity, attribute, scope, memory_id
 
+-- name: focus_keys_private
+-- A connection's own focus tables and `judged` (TEMP: for this connection they hide the
+-- shared ones, which every macro and view then reads in their place): a reader judges keys
+-- beside a thread that rebuilds or patches the shared tables, writing nothing it reads.
+CREATE OR REPLACE TEMP TABLE focus_keys (entity VARCHAR, attribute VARCHAR)
+
+-- name: focus_ids_private
+CREATE OR REPLACE TEMP TABLE focus_ids (memory_id VARCHAR)
+
+-- name: judged_materialize_focus_private
+CREATE OR REPLACE TEMP TABLE judged AS
+SELECT * FROM judged_at_focus($tk) ORDER BY entity, attribute, scope, memory_id
+
 -- name: changed_between
 -- Entries whose judgement may differ between knowledge times $since and $tk with nothing
 -- else appended: an event, an observation, a validity start or end falling between them.

@@ -63,15 +63,22 @@ def materialize(con: duckdb.DuckDBPyConnection, spec: ViewSpec) -> int:
     return con.execute(sql("beliefs_count")).fetchone()[0]
 
 
-def judge_keys(con: duckdb.DuckDBPyConnection, tk: datetime, keys: list[tuple[str, str]]) -> None:
+def judge_keys(con: duckdb.DuckDBPyConnection, tk: datetime, keys: list[tuple[str, str]],
+               private: bool = False) -> None:
     """Materialize `judged` as of tk for `keys` only: their entries and what those rest on,
     judged exactly as the whole store's `judged` would judge them (a per-key answer on a big
-    store without judging every entry). Leaves the keys in focus_keys."""
+    store without judging every entry). Leaves the keys in focus_keys. `private`: in con's
+    own TEMP tables of those names, which hide the shared ones from con alone (a reader
+    beside threads that write the shared ones; they go with con's transaction or con)."""
+    if private:
+        con.execute(sql("focus_keys_private"))
+        con.execute(sql("focus_ids_private"))
     con.execute(sql("focus_keys_clear"))
     con.execute(sql("focus_keys_fill"), {"entities": [k[0] for k in keys],
                                          "attributes": [k[1] for k in keys]})
     _fill_focus_ids(con)
-    con.execute(sql("judged_materialize_focus"), {"tk": tk})
+    con.execute(sql("judged_materialize_focus_private" if private else "judged_materialize_focus"),
+                {"tk": tk})
 
 
 def focus_keys_of(con: duckdb.DuckDBPyConnection, ids: list[str]) -> None:

@@ -48,12 +48,13 @@ def events(con: duckdb.DuckDBPyConnection, memory_id: str) -> list[dict]:
 def judged_now(con: duckdb.DuckDBPyConnection, key: tuple[str, str],
                spec: ViewSpec | None = None) -> Iterator[ViewSpec]:
     """Inside the block `judged` holds the entries of `key` as of now, or of spec's knowledge
-    time (what `show` and rivals read); afterwards the tables are as they were. The caller
-    that shares the store's tables with other threads holds its lock."""
+    time (what `show` and rivals read); afterwards the tables are as they were. The tables
+    are con's own (TEMP, gone at the block's end): a thread reading beside another that
+    rebuilds or patches the shared ones needs no lock, and waits for none."""
     spec = spec or ViewSpec(None, Moment.resolve())
     con.execute("BEGIN")
     try:
-        beliefs.judge_keys(con, spec.moment.tk, [key])
+        beliefs.judge_keys(con, spec.moment.tk, [key], private=True)
         yield spec
     finally:
         con.execute("ROLLBACK")

@@ -71,7 +71,7 @@ class EntryReads:
 
     def _judge(self, cur, found: Detail) -> None:
         key, spec = (found.entry["entity"], found.entry["attribute"]), self.spec
-        with self.store.lock, entries.judged_now(cur, key, spec):
+        with entries.judged_now(cur, key, spec):       # in cur's own tables: no lock
             judged = entries.judgement(cur, spec, found.entry, found.context)
         found.rivals = [{**r, "value": beliefs.json_value(r["value"])} for r in judged["rows"]
                         if r["memory_id"] != found.memory_id]

@@ -218,3 +218,27 @@ def test_conflicts_of_one_key_are_listed_by_scope_before_marker(store):
         (HOME, "claim_disagrees", ["K2", "K3"]),
         (HOME, "contested", ["K2", "K1"])]
     other.close()
+
+
+def _judged(con) -> list[str]:
+    return [r[0] for r in con.execute("SELECT memory_id FROM judged ORDER BY memory_id").fetchall()]
+
+
+def test_a_reader_judges_a_key_in_tables_of_its_own_while_a_writer_replaces_the_shared_ones(store):
+    """The TUI's detail pane judges its key while another thread rebuilds or patches the shared
+    tables, with no lock: judged_now fills the reader's own TEMP tables, which hide the shared
+    ones from it alone; neither sees the other's rows, and the shared ones are as the writer
+    left them."""
+    spec = B.ViewSpec(HOME, NOW)
+    B.judge_keys(store.con, NOW.tk, [("e", "tie")])
+    reader = store.con.cursor()
+    with judged_now(reader, ("e", "authority"), spec):
+        assert _judged(reader) == ["A1", "A2"] and _judged(store.con) == ["D1", "D2"]
+        B.judge_keys(store.con, NOW.tk, [("e", "depth")])       # the writer, meanwhile
+        rows = B.rivals(reader, spec, "e", "authority", HOME)
+        assert _judged(reader) == ["A1", "A2"] and _judged(store.con) == ["B1", "B2"]
+    assert [(r["memory_id"], r["reason"]) for r in rows] == [("A1", "belief"),
+                                                             ("A2", "outranked:authority")]
+    assert _judged(reader) == _judged(store.con) == ["B1", "B2"]
+    assert reader.execute("FROM focus_keys").fetchall() == [("e", "depth")]
+    assert reader.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchone()[0] == 0
