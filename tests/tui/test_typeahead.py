@@ -314,6 +314,51 @@ def test_keys_waiting_in_the_pending_dialog_when_the_plan_comes_are_not_lost(tmp
     assert [e["op"] for e in events(store)].count("erase") == 0     # nothing confirmed
 
 
+@pytest.mark.parametrize("between", ["tab", "enter"])
+def test_keys_kept_for_the_erase_dialog_wait_for_the_focus_its_mounting_asked_for(tmp_path, between):
+    """A loaded machine (CI, stop 47): the erase dialog's reason field is focused from the
+    app's queue after the refresh that hands on the keys it kept. They waited for no focus and
+    went to the confirmation ("user:42DSR-1"), the reason stayed empty. Here every focus is
+    set 0.3 s late: the keys typed as the plan's dialog replaced the pending one still reach
+    the reason, in order."""
+    store = private_copy("moved-city", tmp_path / "s")
+    keys = [between if k == "SEP" else k for k in KEYS]
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await erasure_preview(pilot)
+            show, later, switch = app._show_plan, app.call_later, app.switch_screen
+
+            def call_later(callback, *args, **kwargs):
+                if getattr(callback, "__name__", "") == "set_focus":
+                    app.set_timer(0.3, lambda: callback(*args, **kwargs))
+                    return True
+                return later(callback, *args, **kwargs)
+
+            def plan_comes(pending, *args):
+                field = pending.query_one("#reason")
+                for key in keys[:8]:
+                    field.post_message(textual_events.Key(*key_of(key)))
+                show(pending, *args)
+
+            def switched(screen):
+                app.call_later = call_later
+                done = switch(screen)
+                burst(app, *keys[8:])
+                return done
+            app._show_plan, app.switch_screen = plan_comes, switched
+            await pilot.press("e")
+            await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
+            modal = app.screen
+            await until(pilot, lambda: modal.query_one("#reason").value == "DSR-1"
+                        and app.focused is modal.query_one("#reason"), what="the reason in its field")
+            return modal.query_one("#confirm-text").value
+    assert run(main()) == "user:42"
+    assert [e["op"] for e in events(store)].count("erase") == 0     # nothing confirmed
+
+
 def test_a_screens_own_field_takes_editing_keys_in_order(tmp_path):
     """The Erasure subject typed with a typo corrected in the same burst previews the
     corrected subject; the Beliefs filter keeps the corrected text; escape and a digit in one

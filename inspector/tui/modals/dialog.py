@@ -40,6 +40,13 @@ class TypeAhead:
         self._early: list[str] = []        # typed before the start field was there
         self._before_ready: list[events.Key] = []
         self.taking_keys = False
+        self._focus_waits = 0
+        self._focus_first = None           # the field the dialog focuses on mounting
+
+    def focus_first(self, field) -> None:
+        """Focus the field the dialog starts in (on mounting): the kept keys wait for it."""
+        self._focus_first = field
+        field.focus()
 
     def hold(self, event: events.Key) -> bool:
         """Keep a key the app read while this dialog is on top but not yet ready (its field
@@ -52,11 +59,26 @@ class TypeAhead:
         self._before_ready.append(event)
         return True
 
+    # How long the kept keys wait for the field the dialog focuses on mounting.
+    FOCUS_WAIT_S = 2.0
+
     async def _take_keys(self) -> None:
         """The dialog is ready: what was typed before its field was there goes in, then the
         keys the app kept, in order, each as the app hands a key on (after an escape that
         closed the dialog, to the screen below, as typed); a key read meanwhile is kept behind
-        them, until none is left."""
+        them, until none is left. Not before the field it focuses on mounting (`focus_first`)
+        has the focus: that focus is set from the app's queue, which on a loaded machine comes
+        after this refresh, and until then the screen's first field has it ("DSR-1", typed for
+        the erase dialog's reason, came out in its confirmation: "user:42DSR-1")."""
+        wanted = self._focus_first
+        if wanted is not None and self.focused is not wanted and \
+                get_time() - self.opened_at < self.FOCUS_WAIT_S:
+            if self._focus_waits == 0:
+                self.app.call_later(self._take_keys)      # behind the focus, in the app's queue
+            else:
+                self.set_timer(0.02, self._take_keys)
+            self._focus_waits += 1
+            return
         self._type_early()
         while self._before_ready:
             event = self._before_ready.pop(0)
@@ -140,7 +162,7 @@ class Pending(TypeAhead, ModalScreen[None]):
         # The erasure dialog asks for the subject, then the reason: enter after the first is
         # its next field, as in that dialog (kept for it, in order).
         field.enter_separates = self.action == "erase"
-        field.focus()
+        self.focus_first(field)
 
     def separates(self, key: str) -> bool:
         # A tab (or an erasure's enter) that came before the field was mounted and focused:

@@ -111,7 +111,7 @@ class EraseModal(ActionDialog):
             yield Static(safe(", ".join(ids), one_line=True, max_chars=600))
 
     def on_mount(self) -> None:
-        self.query_one("#reason" if SEPARATOR in self.typed else "#confirm-text", Input).focus()
+        self.focus_first(self.query_one("#reason" if SEPARATOR in self.typed else "#confirm-text", Input))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "confirm-text":

@@ -125,7 +125,7 @@ class PlanModal(ActionDialog):
                 yield Button("cancel (esc)", id="cancel")
 
     def on_mount(self) -> None:
-        self.query_one("#reason", Input).focus()
+        self.focus_first(self.query_one("#reason", Input))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if self._needs_ctrl_y():
