@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from tuikit import make_app, private_copy, ready, until
+from tuikit import make_app, private_copy, ready, settle, until
 from inspector.tui.widgets.detail import DetailPane
 from inspector.tui.widgets.virtual_table import VirtualTable
 
@@ -32,6 +32,9 @@ def shoot(snap_compare, store, size, press, *conditions) -> bool:
             await pilot.press(key)
         for condition in conditions:
             await until(pilot, lambda: condition(pilot.app))
+        # Every worker done, twice in a row (the detail's lineage half may come after the
+        # conditions hold and lay the pane out again: a loaded run shot it before, stop 48).
+        await settle(pilot, lambda app: all(condition(app) for condition in conditions))
         for field in pilot.app.screen.query(Input):
             field.cursor_blink = False
         await pilot.wait_for_scheduled_animations()
