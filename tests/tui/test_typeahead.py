@@ -275,53 +275,11 @@ def test_the_erase_dialogs_two_fields_typed_in_one_burst_each_get_theirs(tmp_pat
 KEYS = [*"user:42", "SEP", *"DSR-1"]
 
 
-@pytest.mark.parametrize("between", ["tab", "enter"])
-@pytest.mark.parametrize("queued", [0, 3, 7, 8, len(KEYS)])
-def test_keys_waiting_in_the_pending_dialog_when_the_plan_comes_are_not_lost(tmp_path, between,
-                                                                               queued):
-    """The plan comes while the first `queued` keys of the burst were handed to the pending
-    dialog's field and wait in its queue (a loaded machine: CI, stop 45, lost them with the
-    pending dialog), and the rest are typed just as the plan's dialog replaces it: each field
-    still gets what was typed for it, in order."""
-    store = private_copy("moved-city", tmp_path / "s")
-    keys = [between if k == "SEP" else k for k in KEYS]
-
-    async def main():
-        app = make_app(store, operator="dana")
-        async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await erasure_preview(pilot)
-            show, switch = app._show_plan, app.switch_screen
-
-            def plan_comes(pending, *args):
-                field = pending.query_one("#reason")
-                for key in keys[:queued]:
-                    field.post_message(textual_events.Key(*key_of(key)))
-                show(pending, *args)
-
-            def switched(screen):
-                done = switch(screen)
-                burst(app, *keys[queued:])
-                return done
-            app._show_plan, app.switch_screen = plan_comes, switched
-            await pilot.press("e")
-            await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
-            modal = app.screen
-            await until(pilot, lambda: modal.query_one("#reason").value == "DSR-1"
-                        and app.focused is modal.query_one("#reason"), what="the reason in its field")
-            return modal.query_one("#confirm-text").value
-    assert run(main()) == "user:42"
-    assert [e["op"] for e in events(store)].count("erase") == 0     # nothing confirmed
-
-
-@pytest.mark.parametrize("between", ["tab", "enter"])
-def test_keys_kept_for_the_erase_dialog_wait_for_the_focus_its_mounting_asked_for(tmp_path, between):
-    """A loaded machine (CI, stop 47): the erase dialog's reason field is focused from the
-    app's queue after the refresh that hands on the keys it kept. They waited for no focus and
-    went to the confirmation ("user:42DSR-1"), the reason stayed empty. Here every focus is
-    set 0.3 s late: the keys typed as the plan's dialog replaced the pending one still reach
-    the reason, in order."""
-    store = private_copy("moved-city", tmp_path / "s")
+def typed_as_the_plan_comes(store, between: str, queued: int, focus_late: bool = False) -> str:
+    """On the Erasure screen, `e`; as the plan comes, the first `queued` keys of KEYS are put
+    in the pending dialog's field's queue, and the rest are typed just as the plan's dialog
+    replaces it (`focus_late`: every focus is set 0.3 s late from then on). Waits for `DSR-1`
+    in the erase dialog's reason, with the focus; returns its confirmation field's text."""
     keys = [between if k == "SEP" else k for k in KEYS]
 
     async def main():
@@ -339,14 +297,15 @@ def test_keys_kept_for_the_erase_dialog_wait_for_the_focus_its_mounting_asked_fo
 
             def plan_comes(pending, *args):
                 field = pending.query_one("#reason")
-                for key in keys[:8]:
+                for key in keys[:queued]:
                     field.post_message(textual_events.Key(*key_of(key)))
                 show(pending, *args)
 
             def switched(screen):
-                app.call_later = call_later
+                if focus_late:
+                    app.call_later = call_later
                 done = switch(screen)
-                burst(app, *keys[8:])
+                burst(app, *keys[queued:])
                 return done
             app._show_plan, app.switch_screen = plan_comes, switched
             await pilot.press("e")
@@ -355,7 +314,31 @@ def test_keys_kept_for_the_erase_dialog_wait_for_the_focus_its_mounting_asked_fo
             await until(pilot, lambda: modal.query_one("#reason").value == "DSR-1"
                         and app.focused is modal.query_one("#reason"), what="the reason in its field")
             return modal.query_one("#confirm-text").value
-    assert run(main()) == "user:42"
+    return run(main())
+
+
+@pytest.mark.parametrize("between", ["tab", "enter"])
+@pytest.mark.parametrize("queued", [0, 3, 7, 8, len(KEYS)])
+def test_keys_waiting_in_the_pending_dialog_when_the_plan_comes_are_not_lost(tmp_path, between,
+                                                                               queued):
+    """The plan comes while the first `queued` keys of the burst were handed to the pending
+    dialog's field and wait in its queue (a loaded machine: CI, stop 45, lost them with the
+    pending dialog), and the rest are typed just as the plan's dialog replaces it: each field
+    still gets what was typed for it, in order."""
+    store = private_copy("moved-city", tmp_path / "s")
+    assert typed_as_the_plan_comes(store, between, queued) == "user:42"
+    assert [e["op"] for e in events(store)].count("erase") == 0     # nothing confirmed
+
+
+@pytest.mark.parametrize("between", ["tab", "enter"])
+def test_keys_kept_for_the_erase_dialog_wait_for_the_focus_its_mounting_asked_for(tmp_path, between):
+    """A loaded machine (CI, stop 47): the erase dialog's reason field is focused from the
+    app's queue after the refresh that hands on the keys it kept. They waited for no focus and
+    went to the confirmation ("user:42DSR-1"), the reason stayed empty. Here every focus is
+    set 0.3 s late: the keys typed as the plan's dialog replaced the pending one still reach
+    the reason, in order."""
+    store = private_copy("moved-city", tmp_path / "s")
+    assert typed_as_the_plan_comes(store, between, 8, focus_late=True) == "user:42"
     assert [e["op"] for e in events(store)].count("erase") == 0     # nothing confirmed
 
 
