@@ -34,7 +34,8 @@ def measure(root: Path) -> None:
     print(f"open (view attached, tail read): {time.perf_counter() - started:.2f} s")
     started = time.perf_counter()
     rows = session.rebuild_view()
-    print(f"belief view and screens, full: {time.perf_counter() - started:.2f} s ({rows} rows)")
+    print(f"belief view and screens, full: {time.perf_counter() - started:.2f} s ({rows} rows), "
+          f"peak RSS so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB")
     for n in (1, 10, 100):
         append_lines(root, n)
         started = time.perf_counter()
@@ -44,7 +45,7 @@ def measure(root: Path) -> None:
         done = time.perf_counter()
         print(f"{n:>3} appended: refresh {taken - started:.3f} s, patch and screens "
               f"{done - taken:.3f} s")
-    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB")
+    print(f"peak RSS, the catch-ups included {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB")
 
 
 def main(args: list[str]) -> None:
