@@ -154,7 +154,8 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
 # (keep=False) takes ranges half this size, which hold 414-421 MB (419 MB) for 7% more time
 # (bench/bench_view.py 5m, 2026-12-04). The whole table kept (materialize, the TUI's) is
 # built capped, in LEAN_PART_ENTRIES ranges: uncapped in ranges of this size, on the 5M-event
-# wide-long store, the TUI's launch peaked at 5.5 GB (in one transaction), against 2.7-3.0 GB.
+# wide-long store, the TUI's launch peaked at 5.5 GB (in one transaction), against 2.7-3.8 GB
+# capped (stops 47-48, bench/tui_catchup.py; the peak varies between runs).
 PART_ENTRIES = 100_000
 # What building a whole belief table to keep (materialize, the TUI's) may take beyond the
 # tables the connection holds, which grow with it.
