@@ -13,7 +13,8 @@ CREATE OR REPLACE TABLE tui_all AS SELECT * FROM tui_all_rows(false)
 
 -- name: tui_beliefs_source
 -- What each row of tui_all holds: tui_all_rows(false) every row (tui_beliefs_all),
--- tui_all_rows(true) the focus keys' rows, reading only their entries (a patch).
+-- tui_all_rows(true) the focus keys' rows, read by their new positions (patch_new_positions),
+-- and only the entries judged for them (a patch).
 CREATE OR REPLACE MACRO tui_all_rows(focus) AS TABLE
 SELECT b.pos - 1 AS vpos,
     b.memory_id || chr(31) || b.scope AS row_key,
@@ -21,21 +22,25 @@ SELECT b.pos - 1 AS vpos,
                 CASE WHEN b.belief_scope <> b.scope THEN ['from_broader'] ELSE [] END) AS marks,
     split_part(b.source, ':', 1) AS source_class,
     b.*, e.sensitivity, e.held_reason
-FROM (SELECT * FROM beliefs
-      WHERE NOT focus OR (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)) b
+FROM (SELECT * FROM beliefs WHERE NOT focus OR pos IN (SELECT pos FROM patch_new_positions)) b
 LEFT JOIN (SELECT memory_id, sensitivity, held_reason FROM entries
-           WHERE NOT focus OR memory_id IN (
-               SELECT memory_id FROM beliefs
-               WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys))) e
+           WHERE NOT focus OR memory_id IN (SELECT memory_id FROM judged)) e
     ON e.memory_id = b.memory_id
 
 -- name: tui_beliefs_patch_forget
--- After a belief patch (beliefs.patch: focus_keys, and patch_shift, which says how the rows of
--- other keys move): tui_all brought to what tui_beliefs_all would build, in place.
-DELETE FROM tui_all WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+-- After a belief patch (beliefs.patch: patch_plan, where each focus key's rows were and now
+-- are, and patch_shift, how the rows of other keys move): tui_all brought to what
+-- tui_beliefs_all would build, in place. The focus keys' old rows, by position.
+DELETE FROM tui_all
+WHERE vpos IN (SELECT unnest(range(before_n, before_n + old_n)) FROM patch_plan)
+
+-- name: tui_beliefs_shift_range
+-- One range of patch_shift moved (beliefs.shift), its bounds constants.
+UPDATE tui_all SET vpos = vpos + $shift, pos = pos + $shift WHERE vpos >= $lo AND vpos < $hi
 
 -- name: tui_beliefs_patch_shift
--- patch_shift's ranges are of 1-based positions (the belief table's pos, copied = vpos + 1).
+-- patch_shift's ranges are of 1-based positions (the belief table's pos, copied = vpos + 1);
+-- every range in one statement (a range join over the table), for many ranges.
 UPDATE tui_all SET vpos = vpos + s.shift, pos = pos + s.shift
 FROM patch_shift s
 WHERE s.shift <> 0 AND tui_all.vpos >= s.lo AND tui_all.vpos < s.hi
@@ -155,8 +160,9 @@ INSERT INTO tui_quarantine SELECT * FROM tui_quarantine_new
 
 -- name: tui_conflict_source
 -- The Conflicts screen: one row per marker of the view's beliefs (unnumbered);
--- tui_conflict_rows_of(true): the focus keys' rows only, reading only their entries (a patch,
--- which at 5M events took 0.1-0.3 s more unnesting every marker and joining every entry).
+-- tui_conflict_rows_of(true): the focus keys' rows only, read by their new positions, and
+-- only the entries judged for them (a patch, which at 5M events took 0.1-0.3 s more unnesting every marker
+-- and joining every entry).
 CREATE OR REPLACE MACRO tui_conflict_rows_of(focus) AS TABLE
 SELECT m.memory_id || chr(31) || m.scope || chr(31) || m.marker AS row_key,
     m.scope, m.entity, m.attribute, m.marker, m.memory_id,
@@ -164,12 +170,9 @@ SELECT m.memory_id || chr(31) || m.scope || chr(31) || m.marker AS row_key,
          WHEN 'inference_disagrees' THEN m.inference_ids ELSE m.vetoed_ids END AS causes,
     m.value, e.sensitivity, e.held_reason
 FROM (SELECT *, unnest(markers) AS marker FROM beliefs
-      WHERE len(markers) > 0
-        AND (NOT focus OR (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys))) m
+      WHERE len(markers) > 0 AND (NOT focus OR pos IN (SELECT pos FROM patch_new_positions))) m
 LEFT JOIN (SELECT memory_id, sensitivity, held_reason FROM entries
-           WHERE NOT focus OR memory_id IN (
-               SELECT memory_id FROM beliefs
-               WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys))) e
+           WHERE NOT focus OR memory_id IN (SELECT memory_id FROM judged)) e
     ON e.memory_id = m.memory_id
 
 -- name: tui_conflict_rows
@@ -183,37 +186,49 @@ FROM (SELECT row_key, row_number() OVER (ORDER BY entity, attribute, scope, mark
                 entity, attribute, scope, unnest(markers) AS marker FROM beliefs)) o
 JOIN tui_conflict_rows_of(false) c ON c.row_key = o.row_key
 
+-- name: tui_conflict_places_view
+-- tui_conflicts as key_places reads a table: its vpos (from 0) named pos.
+CREATE OR REPLACE VIEW tui_conflict_places AS SELECT vpos AS pos, entity, attribute FROM tui_conflicts
+
 -- name: tui_conflict_patch_plan
 -- After a belief patch, before tui_conflicts changes: per focus key, how many rows precede
--- its rows (before_n: its first vpos, or for a key with none the rows of smaller keys) and
--- how many it gains (delta); its rows start at new_first. As beliefs_patch_plan, 0-based.
+-- its rows (before_n, its first vpos: key_places), how many it has (old_n) and how many it
+-- gains (delta); its rows start at new_first. As beliefs_patch_plan, 0-based.
 CREATE OR REPLACE TABLE conflict_plan AS
-SELECT *, before_n + coalesce(sum(delta) OVER (ORDER BY before_n, entity, attribute
-          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS new_first
+SELECT *, (before_n + coalesce(sum(delta) OVER (ORDER BY before_n, entity, attribute
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))::BIGINT AS new_first
 FROM (
-    SELECT k.entity, k.attribute, coalesce(n.n, 0) - coalesce(o.n, 0) AS delta,
-        coalesce(o.first_vpos, (SELECT count(*) FROM tui_conflicts c
-                                WHERE (c.entity, c.attribute) < (k.entity, k.attribute))) AS before_n
-    FROM (SELECT DISTINCT entity, attribute FROM focus_keys) k
-    LEFT JOIN (SELECT entity, attribute, min(vpos) AS first_vpos, count(*) AS n FROM tui_conflicts
-               WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
-               GROUP BY entity, attribute) o
-        ON o.entity = k.entity AND o.attribute = k.attribute
+    SELECT p.entity, p.attribute, p.before_n, p.old_n, coalesce(n.n, 0) - p.old_n AS delta
+    FROM key_places('tui_conflict_places', 0) p
     LEFT JOIN (SELECT entity, attribute, count(*) AS n FROM tui_conflict_rows_of(true)
                GROUP BY entity, attribute) n
-        ON n.entity = k.entity AND n.attribute = k.attribute
+        ON n.entity = p.entity AND n.attribute = p.attribute
 )
 
 -- name: tui_conflict_patch_forget
-DELETE FROM tui_conflicts WHERE (entity, attribute) IN (SELECT (entity, attribute) FROM focus_keys)
+DELETE FROM tui_conflicts
+WHERE vpos IN (SELECT unnest(range(before_n, before_n + old_n)) FROM conflict_plan)
+
+-- name: tui_conflict_shift_ranges
+-- The moves of conflict_plan: a row at old vpos v with lo <= v < hi lies after the rows of
+-- every focus key up to lo's and moves by their deltas.
+CREATE OR REPLACE TABLE conflict_shift AS
+SELECT before_n AS lo,
+    coalesce(lead(before_n) OVER w, 9223372036854775807) AS hi,
+    sum(delta) OVER (w ROWS UNBOUNDED PRECEDING) AS shift
+FROM conflict_plan WINDOW w AS (ORDER BY before_n, entity, attribute)
+
+-- name: tui_conflict_moves
+-- The ranges that move, in position order (beliefs.shift).
+SELECT lo, hi, shift FROM conflict_shift WHERE shift <> 0 ORDER BY lo
+
+-- name: tui_conflict_shift_range
+UPDATE tui_conflicts SET vpos = vpos + $shift WHERE vpos >= $lo AND vpos < $hi
 
 -- name: tui_conflict_patch_shift
--- A row at old vpos v with before_n <= v of a focus key lies after that key's rows.
+-- Every range moved in one statement (a range join over the table), for many ranges.
 UPDATE tui_conflicts SET vpos = vpos + s.shift
-FROM (SELECT before_n AS lo,
-          coalesce(lead(before_n) OVER w, 9223372036854775807) AS hi,
-          sum(delta) OVER (w ROWS UNBOUNDED PRECEDING) AS shift
-      FROM conflict_plan WINDOW w AS (ORDER BY before_n, entity, attribute)) s
+FROM conflict_shift s
 WHERE s.shift <> 0 AND tui_conflicts.vpos >= s.lo AND tui_conflicts.vpos < s.hi
 
 -- name: tui_conflict_patch_take

@@ -195,7 +195,10 @@ class Session(EntryReads):
         for screen in specs():
             names = screen.patch_statements(scoped) if patched else screen.rebuild_statements(scoped)
             for name in names:
-                cur.execute(sql(name))
+                if isinstance(name, beliefs.Shift):
+                    beliefs.shift(cur, name)
+                else:
+                    cur.execute(sql(name))
             if names and not patched:
                 self.store.compact()     # each screen's new rows compressed before the next's
         return self._filter(cur)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..store.beliefs import Shift
+
 
 @dataclass(frozen=True)
 class ScreenSpec:
@@ -18,8 +20,9 @@ class ScreenSpec:
     table: str | None = None              # the vpos-numbered table (or view) its rows page from
     rows: tuple[str, ...] = ()            # statements that rebuild `table` when the view changes
     scoped_rows: tuple[str, ...] | None = None   # instead of `rows` under --scope (None: same)
-    patch_rows: tuple[str, ...] | None = None    # instead of `rows` after a belief patch, which
-                                          # changed only the focus keys' rows (None: `rows`)
+    patch_rows: tuple[str | Shift, ...] | None = None   # instead of `rows` after a belief
+                                          # patch, which changed only the focus keys' rows
+                                          # (None: `rows`); a Shift moves the other keys' rows
     count: bool = False                   # the tab shows how many rows `table` holds
     actions: tuple[str, ...] = ()         # registry actions offered here
     visible: str = "tui_visible"          # statement: which of $ids the table shows ($table)
@@ -32,7 +35,7 @@ class ScreenSpec:
     def rebuild_statements(self, scoped: bool) -> tuple[str, ...]:
         return self.scoped_rows if scoped and self.scoped_rows is not None else self.rows
 
-    def patch_statements(self, scoped: bool) -> tuple[str, ...]:
+    def patch_statements(self, scoped: bool) -> tuple[str | Shift, ...]:
         return self.patch_rows if self.patch_rows is not None else self.rebuild_statements(scoped)
 
 

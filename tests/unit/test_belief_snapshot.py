@@ -49,7 +49,7 @@ def launched(root, context: str | None = None, scope: str | None = None) -> Sess
 
 def patched(s: Session) -> bool:
     return s.store.con.execute("SELECT count(*) FROM duckdb_tables() "
-                               "WHERE table_name = 'patch_plan'").fetchone() == (1,)
+                               "WHERE table_name = 'patch_shift'").fetchone() == (1,)
 
 
 @settings(max_examples=EXAMPLES * 3, deadline=None,

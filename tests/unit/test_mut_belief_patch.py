@@ -154,6 +154,45 @@ def test_a_patch_replaces_only_the_changed_keys_and_numbers_the_rows_again(tmp_p
     store.close()
 
 
+@pytest.mark.parametrize("every", [1, 2, 256])
+@pytest.mark.parametrize("one_statement", [False, True])
+@pytest.mark.parametrize("change, expected", [
+    # b and d are new: c moves by 1 and e by 2 (moved a range at a time, e's range must go
+    # first, or c, moved to 3, is moved again with it)
+    ("new", [(1, "a"), (2, "b"), (3, "c"), (4, "d"), (5, "e")]),
+    # b and d lose their only row: c moves by -1 and e by -2 (c's range must go first)
+    ("gone", [(1, "a"), (2, "c"), (3, "e")]),
+])
+def test_the_rows_between_changed_keys_move_once_each(tmp_path, monkeypatch, every, one_statement,
+                                                     change, expected):
+    keys = "acebd" if change == "new" else "abcde"
+    made = [entry(k.upper(), entity=k, attribute="k") for k in keys[:3 if change == "new" else 5]]
+    store = Store(write_store(tmp_path / "s", [(EARLY, "write", e) for e in made]), warn=False)
+    store.con.execute(f"CREATE OR REPLACE MACRO key_fence_every() AS {every}")
+    monkeypatch.setattr(B, "SHIFT_RANGES_MAX", 0 if one_statement else 64)
+    t0, t1 = t(SINCE), t(TK)
+    B.materialize(store.con, B.ViewSpec(None, B.Moment(t0, t0)))
+    if change == "new":
+        drafts = [event_draft("write", k.upper(), "agent:9", after=entry(k.upper(), entity=k, attribute="k"))
+                  for k in "bd"]
+    else:
+        drafts = [event_draft("quarantine", k.upper(), "operator:o", before=e,
+                              after={**e, "status": "quarantined"})
+                  for k, e in zip("bd", (made[1], made[3]))]
+    for draft in drafts:
+        draft["at"] = MID
+    with LogWriter(store.paths) as writer:
+        writer.append(drafts)
+    store.refresh()
+    assert B.patch(store.con, B.ViewSpec(None, B.Moment(t1, t1)), t0, ["B", "D"]) == len(expected)
+    assert store.con.execute("SELECT pos, entity FROM beliefs ORDER BY pos").fetchall() == expected
+    plan = store.con.execute("SELECT entity, before_n, old_n, delta, new_first FROM patch_plan "
+                             "ORDER BY entity").fetchall()
+    assert plan == ([("b", 1, 0, 1, 2), ("d", 2, 0, 1, 4)] if change == "new" else
+                    [("b", 1, 1, -1, 2), ("d", 3, 1, -1, 3)])
+    store.close()
+
+
 def test_a_materialized_table_is_numbered_by_entity_attribute_scope(tmp_path):
     made = wide_entries()
     store = Store(write_store(tmp_path / "s", [(EARLY, "write", e) for e in reversed(made)]), warn=False)

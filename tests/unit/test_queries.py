@@ -238,12 +238,13 @@ def test_a_loaded_store_has_its_tables_and_no_scratch(bc):
         ("base", "versions", 12), ("base", "view_meta", 1),
         ("memory", "edges_new", 0), ("memory", "entries_new", 0), ("memory", "focus_ids", 0),
         ("memory", "focus_keys", 0), ("memory", "judged", 0), ("memory", "known_new", 0),
-        ("memory", "support", 0), ("memory", "touched", 0), ("memory", "version_cites", 0),
+        ("memory", "patch_plan", 0), ("memory", "support", 0), ("memory", "touched", 0), ("memory", "version_cites", 0),
         ("memory", "version_cites_seq", 1),
         ("memory", "versions_new", 0), ("memory", "view_scope", 0)]
     assert table(con, "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1") == [
         ("all_edges",), ("all_entries",), ("all_versions",), ("edges",), ("entries",),
-        ("focus_key_entries",), ("focus_versions",), ("known_ids",), ("versions",)]
+        ("focus_key_entries",), ("focus_versions",), ("known_ids",), ("patch_new_positions",),
+        ("versions",)]
     assert bc.base_seq == 12 and (bc.root / ".inspector" / "view.duckdb").is_file()
     assert table(con, "SELECT current_setting('TimeZone'), current_setting('enable_progress_bar')") == [
         ("UTC", False)]

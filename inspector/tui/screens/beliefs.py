@@ -15,7 +15,7 @@ from textual.widgets import Input, Static
 from ...present.glyphs import MARK_BADGES, badges
 from ...present.text import render, safe
 from ...store.model import format_time, parse_time
-from ..spec import ScreenSpec
+from ..spec import ScreenSpec, Shift
 from ..widgets.detail import DetailPane
 from ..widgets.rows import json_cell
 from ..widgets.typed_input import TypedInput
@@ -64,7 +64,8 @@ def belief_columns() -> list[Column]:
 
 @screen(ScreenSpec(
     "beliefs", "Beliefs", 1, view_time=True, table="tui_beliefs", rows=("tui_beliefs_source", "tui_beliefs_all"),
-    patch_rows=("tui_beliefs_source", "tui_beliefs_patch_forget", "tui_beliefs_patch_shift",
+    patch_rows=("tui_beliefs_source", "tui_beliefs_patch_forget",
+                Shift("patch_shift_moves", "tui_beliefs_shift_range", "tui_beliefs_patch_shift"),
                 "tui_beliefs_patch_take"),
     count=True, actions=("quarantine", "retract", "expire", "erase"),
     empty="No beliefs in this view: nothing active is believed here (try another context, "

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual import on
 
 from ...present.text import safe
-from ..spec import ScreenSpec
+from ..spec import ScreenSpec, Shift
 from ..widgets.rows import json_cell
 from ..widgets.virtual_table import Column, VirtualTable
 from . import screen
@@ -17,8 +17,10 @@ from .tables import EntryTableScreen, id_column
 @screen(ScreenSpec(
     "conflicts", "Conflicts", 3, view_time=True, table="tui_conflicts",
     rows=("tui_conflict_source", "tui_conflict_rows"),
-    patch_rows=("tui_conflict_source", "tui_conflict_patch_plan", "tui_conflict_patch_forget",
-                "tui_conflict_patch_shift", "tui_conflict_patch_take"), count=True,
+    patch_rows=("tui_conflict_source", "tui_conflict_places_view", "tui_conflict_patch_plan",
+                "tui_conflict_patch_forget", "tui_conflict_shift_ranges",
+                Shift("tui_conflict_moves", "tui_conflict_shift_range", "tui_conflict_patch_shift"),
+                "tui_conflict_patch_take"), count=True,
     actions=("quarantine", "retract", "erase"), visible="tui_visible_with_causes",
     hint="Beliefs with markers: the belief, then the entries that cause the marker · "
          "enter: open in Beliefs",
