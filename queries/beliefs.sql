@@ -133,6 +133,17 @@ WITH RECURSIVE up(memory_id) AS (
 )
 SELECT memory_id FROM up
 
+-- name: focus_version_rows_clear
+DELETE FROM focus_version_rows
+
+-- name: focus_version_rows_fill
+INSERT INTO focus_version_rows
+SELECT * FROM versions WHERE memory_id IN (SELECT memory_id FROM focus_ids)
+
+-- name: focus_version_rows_private
+CREATE OR REPLACE TEMP TABLE focus_version_rows AS
+SELECT * FROM versions WHERE memory_id IN (SELECT memory_id FROM focus_ids)
+
 -- name: judged_materialize_focus
 -- `judged` for the focus keys only (their entries and what those rest on), as of $tk.
 CREATE OR REPLACE TABLE judged AS
@@ -272,8 +283,9 @@ DELETE FROM beliefs
 WHERE pos IN (SELECT unnest(range(before_n + 1, before_n + 1 + old_n)) FROM patch_plan)
 
 -- name: patch_shift_moves
--- The ranges of patch_shift whose rows move, in position order (beliefs.shift).
-SELECT lo, hi, shift FROM patch_shift WHERE shift <> 0 ORDER BY lo
+-- The ranges of patch_shift whose rows move, in position order (beliefs.shift); a range
+-- between two focus keys with no row between them moves nothing.
+SELECT lo, hi, shift FROM patch_shift WHERE shift <> 0 AND hi > lo ORDER BY lo
 
 -- name: beliefs_shift_range
 -- One range's move, its bounds constants, so that the scan prunes by the min-max index.

@@ -332,9 +332,12 @@ INSERT INTO versions_new
 SELECT * EXCLUDE (state) FROM staged_versions
 
 -- name: known_ids_insert
+-- The staged ids not known before. The known ids are probed against the few staged ones (a
+-- NOT IN built a hash table of every known id: 68 ms of each append's 0.17 s at 1M events).
 INSERT INTO known_new
 SELECT DISTINCT memory_id FROM staged
-WHERE memory_id NOT IN (SELECT memory_id FROM known_ids)
+EXCEPT
+SELECT memory_id FROM known_ids WHERE memory_id IN (SELECT memory_id FROM staged)
 
 -- name: entries_touch
 -- The entries the staged lines touch: their rows in `base` are out of date.

@@ -142,10 +142,15 @@ SELECT DISTINCT v.memory_id FROM versions v
 SEMI JOIN focus_keys k
     ON v.entity IS NOT DISTINCT FROM k.entity AND v.attribute IS NOT DISTINCT FROM k.attribute
 
+-- name: focus_version_rows_create
+-- The versions of the focus ids, read once per judgement (focus_version_rows_fill): the
+-- *_focus macros read them four times or more, and a view filtering `versions` scanned every
+-- version each time (judging 1-100 keys after an append took 0.08 s at 1M events, 0.1-1 s at 5M).
+CREATE TABLE IF NOT EXISTS focus_version_rows AS SELECT * FROM versions LIMIT 0
+
 -- name: focus_versions_create
 -- What the *_focus belief macros read instead of `versions` (see store/macros.py, MACROS_DERIVED).
-CREATE OR REPLACE VIEW focus_versions AS
-SELECT * FROM versions WHERE memory_id IN (SELECT memory_id FROM focus_ids)
+CREATE OR REPLACE VIEW focus_versions AS SELECT * FROM focus_version_rows
 
 -- name: judged_create
 -- An empty `judged` table so that macros reading it can be defined before the first view:

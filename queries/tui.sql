@@ -219,8 +219,8 @@ SELECT before_n AS lo,
 FROM conflict_plan WINDOW w AS (ORDER BY before_n, entity, attribute)
 
 -- name: tui_conflict_moves
--- The ranges that move, in position order (beliefs.shift).
-SELECT lo, hi, shift FROM conflict_shift WHERE shift <> 0 ORDER BY lo
+-- The ranges that move, in position order (beliefs.shift), none empty.
+SELECT lo, hi, shift FROM conflict_shift WHERE shift <> 0 AND hi > lo ORDER BY lo
 
 -- name: tui_conflict_shift_range
 UPDATE tui_conflicts SET vpos = vpos + $shift WHERE vpos >= $lo AND vpos < $hi

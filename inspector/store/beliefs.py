@@ -76,7 +76,7 @@ def judge_keys(con: duckdb.DuckDBPyConnection, tk: datetime, keys: list[tuple[st
     con.execute(sql("focus_keys_clear"))
     con.execute(sql("focus_keys_fill"), {"entities": [k[0] for k in keys],
                                          "attributes": [k[1] for k in keys]})
-    _fill_focus_ids(con)
+    _fill_focus_ids(con, private=private)
     con.execute(sql("judged_materialize_focus_private" if private else "judged_materialize_focus"),
                 {"tk": tk})
 
@@ -95,12 +95,19 @@ def update_cites(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(sql("cites_update_seq"))
 
 
-def _fill_focus_ids(con: duckdb.DuckDBPyConnection, cited: bool = False) -> None:
-    """The entries judging the focus keys needs (their own and what they rest on); `cited`:
-    walk version_cites (up to date: a patch), else every version's justification (a reader
-    that must not write shared tables)."""
+def _fill_focus_ids(con: duckdb.DuckDBPyConnection, cited: bool = False,
+                    private: bool = False) -> None:
+    """The entries judging the focus keys needs (their own and what they rest on), and their
+    versions (focus_version_rows, in con's own TEMP table if `private`); `cited`: walk
+    version_cites (up to date: a patch), else every version's justification (a reader that
+    must not write shared tables)."""
     con.execute(sql("focus_ids_clear"))
     con.execute(sql("focus_ids_fill_cited" if cited else "focus_ids_fill"))
+    if private:
+        con.execute(sql("focus_version_rows_private"))
+    else:
+        con.execute(sql("focus_version_rows_clear"))
+        con.execute(sql("focus_version_rows_fill"))
 
 
 # A patch touching more keys than this rebuilds the view instead (as fast, and simpler).
@@ -123,10 +130,11 @@ class Shift:
 
 
 BELIEF_SHIFT = Shift("patch_shift_moves", "beliefs_shift_range", "beliefs_patch_shift")
-# A range moved with constant bounds reads only the row groups it moves (the min-max index):
-# at 1M events the one statement over every range (a range join) took 0.25 s for 100 new
-# keys. Past this many ranges, that statement.
-SHIFT_RANGES_MAX = 64
+# A range moved with constant bounds reads only the row groups it moves (the min-max index),
+# a few ms a statement beside the rows it moves; the one statement over every range (a range
+# join) took 0.19 s for 100 new keys at 1M events, 0.56 s at 5M. Past this many ranges, that
+# statement.
+SHIFT_RANGES_MAX = 256
 
 
 def shift(con: duckdb.DuckDBPyConnection, how: Shift) -> None:

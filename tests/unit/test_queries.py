@@ -237,9 +237,9 @@ def test_a_loaded_store_has_its_tables_and_no_scratch(bc):
         ("base", "edges", 7), ("base", "entries", 12), ("base", "known_ids", 12),
         ("base", "versions", 12), ("base", "view_meta", 1),
         ("memory", "edges_new", 0), ("memory", "entries_new", 0), ("memory", "focus_ids", 0),
-        ("memory", "focus_keys", 0), ("memory", "judged", 0), ("memory", "known_new", 0),
-        ("memory", "patch_plan", 0), ("memory", "support", 0), ("memory", "touched", 0), ("memory", "version_cites", 0),
-        ("memory", "version_cites_seq", 1),
+        ("memory", "focus_keys", 0), ("memory", "focus_version_rows", 0), ("memory", "judged", 0),
+        ("memory", "known_new", 0), ("memory", "patch_plan", 0), ("memory", "support", 0),
+        ("memory", "touched", 0), ("memory", "version_cites", 0), ("memory", "version_cites_seq", 1),
         ("memory", "versions_new", 0), ("memory", "view_scope", 0)]
     assert table(con, "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1") == [
         ("all_edges",), ("all_entries",), ("all_versions",), ("edges",), ("entries",),
