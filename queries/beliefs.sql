@@ -218,9 +218,9 @@ CREATE OR REPLACE MACRO key_fence_every() AS 256
 -- without reading the whole table: before_n, how many rows precede the key's place (the rows
 -- of smaller keys), and old_n, how many rows the key has. Every key_fence_every()-th row is
 -- a fence; the fences on either side of a key bound a window of positions that holds the
--- key's rows and the smaller keys' rows after the lower fence. The windows are read by position (pos = p
--- prunes by the table's min-max index), not compared key by key: a count of the smaller keys
--- over the whole belief table took 0.1-1.3 s at 1M events for 1-100 keys.
+-- key's rows and the smaller keys' rows after the lower fence. The windows are read by
+-- position (pos = p prunes by the table's min-max index), not compared key by key: a count of
+-- the smaller keys over the whole belief table took 0.1-1.3 s at 1M events for 1-100 keys.
 CREATE OR REPLACE MACRO key_places(tbl, first) AS TABLE
 WITH n AS (SELECT coalesce(max(pos) + 1, first) AS past FROM query_table(tbl)),
 fences AS (
@@ -251,31 +251,42 @@ CREATE TABLE IF NOT EXISTS patch_plan (entity VARCHAR, attribute VARCHAR, before
 CREATE OR REPLACE VIEW patch_new_positions AS
 SELECT unnest(range(new_first, new_first + old_n + delta)) AS pos FROM patch_plan
 
--- name: beliefs_patch_plan
--- Per focus key, from its place (key_places) and its new rows: how many rows it
--- gains (delta). A key's rows are contiguous in the table's (entity, attribute, scope) order,
--- so a row that is not a focus key's moves by the delta of every focus key before it, and a
--- focus key's rows start at new_first. Keys that tie on before_n (keys with no row, side by
--- side) are in key order, as the table is.
-CREATE OR REPLACE TABLE patch_plan AS
-SELECT *, (before_n + 1 + coalesce(sum(delta) OVER (ORDER BY before_n, entity, attribute
+-- name: macro_plan_of
+-- Per focus key of a table numbered first, first + 1, ... in key order (`places` names it as
+-- key_places reads it), from its place and its rows as they now are (`rows` names them,
+-- the focus keys' rows alone): how many rows it gains (delta). A key's rows are contiguous in
+-- the table's key order, so a row that is not a focus key's moves by the delta of every focus
+-- key before it, and a focus key's rows start at new_first. Keys that tie on before_n (keys
+-- with no row, side by side) are in key order, as the table is.
+CREATE OR REPLACE MACRO plan_of(places, first, rows) AS TABLE
+SELECT *, (before_n + first + coalesce(sum(delta) OVER (ORDER BY before_n, entity, attribute
           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))::BIGINT AS new_first
 FROM (
     SELECT p.entity, p.attribute, p.before_n, p.old_n, coalesce(n.n, 0) - p.old_n AS delta
-    FROM key_places('beliefs', 1) p
-    LEFT JOIN (SELECT entity, attribute, count(*) AS n FROM patch_rows GROUP BY entity, attribute) n
+    FROM key_places(places, first) p
+    LEFT JOIN (SELECT entity, attribute, count(*) AS n FROM query_table(rows)
+               GROUP BY entity, attribute) n
         ON n.entity = p.entity AND n.attribute = p.attribute
 )
 
--- name: patch_shift_ranges
--- The moves of patch_plan as ranges of old positions: a row at old pos p with lo < p <= hi
--- moves by shift (a row before every focus key does not move).
-CREATE OR REPLACE TABLE patch_shift AS
+-- name: macro_shift_ranges_of
+-- The moves of a plan (plan_of) as ranges of a table's positions counted from its first
+-- (offset = pos - first): a row at offset o with lo <= o < hi lies after the rows of every
+-- focus key up to lo's and moves by shift (a row before every focus key does not move).
+CREATE OR REPLACE MACRO shift_ranges_of(plan) AS TABLE
 SELECT before_n AS lo,
     coalesce(lead(before_n) OVER w, 9223372036854775807) AS hi,
     sum(delta) OVER (w ROWS UNBOUNDED PRECEDING) AS shift
-FROM patch_plan
+FROM query_table(plan)
 WINDOW w AS (ORDER BY before_n, entity, attribute)
+
+-- name: beliefs_patch_plan
+-- The belief table's plan (plan_of; pos from 1).
+CREATE OR REPLACE TABLE patch_plan AS SELECT * FROM plan_of('beliefs', 1, 'patch_rows')
+
+-- name: patch_shift_ranges
+-- Its moves: the belief table's row at pos p moves when lo < p <= hi.
+CREATE OR REPLACE TABLE patch_shift AS SELECT * FROM shift_ranges_of('patch_plan')
 
 -- name: beliefs_patch_forget
 -- The focus keys' old rows, by position (the plan's places).

@@ -161,8 +161,8 @@ INSERT INTO tui_quarantine SELECT * FROM tui_quarantine_new
 -- name: tui_conflict_source
 -- The Conflicts screen: one row per marker of the view's beliefs (unnumbered);
 -- tui_conflict_rows_of(true): the focus keys' rows only, read by their new positions, and
--- only the entries judged for them (a patch, which at 5M events took 0.1-0.3 s more unnesting every marker
--- and joining every entry).
+-- only the entries judged for them (a patch, which at 5M events took 0.1-0.3 s more
+-- unnesting every marker and joining every entry).
 CREATE OR REPLACE MACRO tui_conflict_rows_of(focus) AS TABLE
 SELECT m.memory_id || chr(31) || m.scope || chr(31) || m.marker AS row_key,
     m.scope, m.entity, m.attribute, m.marker, m.memory_id,
@@ -188,35 +188,25 @@ JOIN tui_conflict_rows_of(false) c ON c.row_key = o.row_key
 
 -- name: tui_conflict_places_view
 -- tui_conflicts as key_places reads a table: its vpos (from 0) named pos.
-CREATE OR REPLACE VIEW tui_conflict_places AS SELECT vpos AS pos, entity, attribute FROM tui_conflicts
+CREATE OR REPLACE VIEW tui_conflict_places AS
+SELECT vpos AS pos, entity, attribute FROM tui_conflicts
+
+-- name: tui_conflict_patch_rows
+-- After a belief patch, before tui_conflicts changes: the focus keys' rows as they now are.
+CREATE OR REPLACE TABLE conflict_patch_rows AS SELECT * FROM tui_conflict_rows_of(true)
 
 -- name: tui_conflict_patch_plan
--- After a belief patch, before tui_conflicts changes: per focus key, how many rows precede
--- its rows (before_n, its first vpos: key_places), how many it has (old_n) and how many it
--- gains (delta); its rows start at new_first. As beliefs_patch_plan, 0-based.
+-- Where each focus key's rows were and how many it gains (plan_of; vpos from 0).
 CREATE OR REPLACE TABLE conflict_plan AS
-SELECT *, (before_n + coalesce(sum(delta) OVER (ORDER BY before_n, entity, attribute
-          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))::BIGINT AS new_first
-FROM (
-    SELECT p.entity, p.attribute, p.before_n, p.old_n, coalesce(n.n, 0) - p.old_n AS delta
-    FROM key_places('tui_conflict_places', 0) p
-    LEFT JOIN (SELECT entity, attribute, count(*) AS n FROM tui_conflict_rows_of(true)
-               GROUP BY entity, attribute) n
-        ON n.entity = p.entity AND n.attribute = p.attribute
-)
+SELECT * FROM plan_of('tui_conflict_places', 0, 'conflict_patch_rows')
 
 -- name: tui_conflict_patch_forget
 DELETE FROM tui_conflicts
 WHERE vpos IN (SELECT unnest(range(before_n, before_n + old_n)) FROM conflict_plan)
 
 -- name: tui_conflict_shift_ranges
--- The moves of conflict_plan: a row at old vpos v with lo <= v < hi lies after the rows of
--- every focus key up to lo's and moves by their deltas.
-CREATE OR REPLACE TABLE conflict_shift AS
-SELECT before_n AS lo,
-    coalesce(lead(before_n) OVER w, 9223372036854775807) AS hi,
-    sum(delta) OVER (w ROWS UNBOUNDED PRECEDING) AS shift
-FROM conflict_plan WINDOW w AS (ORDER BY before_n, entity, attribute)
+-- Its moves: a row at vpos v moves when lo <= v < hi.
+CREATE OR REPLACE TABLE conflict_shift AS SELECT * FROM shift_ranges_of('conflict_plan')
 
 -- name: tui_conflict_moves
 -- The ranges that move, in position order (beliefs.shift), none empty.
@@ -235,7 +225,7 @@ WHERE s.shift <> 0 AND tui_conflicts.vpos >= s.lo AND tui_conflicts.vpos < s.hi
 INSERT INTO tui_conflicts
 SELECT p.new_first + row_number() OVER (PARTITION BY c.entity, c.attribute
                                         ORDER BY c.scope, c.marker) - 1 AS vpos, c.*
-FROM tui_conflict_rows_of(true) c JOIN conflict_plan p ON p.entity = c.entity AND p.attribute = c.attribute
+FROM conflict_patch_rows c JOIN conflict_plan p ON p.entity = c.entity AND p.attribute = c.attribute
 
 -- name: tui_log_view
 -- The Audit screen: the log in seq order (seq 1 is vpos 0), a view over the loaded versions.

@@ -16,8 +16,8 @@ from .tables import EntryTableScreen, id_column
 
 @screen(ScreenSpec(
     "conflicts", "Conflicts", 3, view_time=True, table="tui_conflicts",
-    rows=("tui_conflict_source", "tui_conflict_rows"),
-    patch_rows=("tui_conflict_source", "tui_conflict_places_view", "tui_conflict_patch_plan",
+    rows=("tui_conflict_source", "tui_conflict_rows", "tui_conflict_places_view"),
+    patch_rows=("tui_conflict_source", "tui_conflict_patch_rows", "tui_conflict_patch_plan",
                 "tui_conflict_patch_forget", "tui_conflict_shift_ranges",
                 Shift("tui_conflict_moves", "tui_conflict_shift_range", "tui_conflict_patch_shift"),
                 "tui_conflict_patch_take"), count=True,
