@@ -89,6 +89,7 @@ def trial(template: Path, work: Path, rng: random.Random, by_signal: bool) -> st
     return "applied" if seen.get("quarantined") else "none"
 
 
+@pytest.mark.heavy
 def test_a_killed_cascade_is_seen_whole_or_not_at_all(template, tmp_path):
     rng = random.Random(20261130)
     outcomes = [trial(template, tmp_path / f"t{i}", rng, by_signal=i % 2 == 1) for i in range(TRIALS)]

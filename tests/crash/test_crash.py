@@ -51,6 +51,7 @@ def kill_trial(root: Path, rng: random.Random, slow: bool) -> tuple[int, int, in
     return acks[0], max(acks), len(read_tail(root / "events.jsonl").torn)
 
 
+@pytest.mark.heavy
 def test_killed_appenders_lose_nothing_acknowledged(tmp_path):
     rng = random.Random(int(os.environ.get("CRASH_SEED", "20261129")))
     torn_seen, past_first, root = 0, 0, None

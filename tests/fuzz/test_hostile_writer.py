@@ -20,6 +20,7 @@ import shutil
 import urllib.parse
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, Phase, event, example, given, settings, strategies as st
 from typer.testing import CliRunner
 
@@ -101,6 +102,7 @@ def foreign_append(paths, draft: dict) -> None:
             log.write(line_bytes(event))
 
 
+@pytest.mark.heavy
 @settings(max_examples=EXAMPLES, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.data_too_large])
@@ -211,6 +213,7 @@ def tree(top: Path) -> dict[str, object]:
     return found
 
 
+@pytest.mark.heavy
 @settings(max_examples=max(EXAMPLES // 2, 10), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(plants=st.lists(st.sampled_from(PLANTS), max_size=3, unique_by=lambda p: p[0]),

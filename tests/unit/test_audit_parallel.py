@@ -333,7 +333,8 @@ def materialize(root, lines, tail, certs) -> None:
 
 # -- the differential tests -----------------------------------------------------------------------
 
-@settings(max_examples=1000, deadline=None,
+@pytest.mark.heavy
+@settings(max_examples=int(os.environ.get("VERIFY_EXAMPLES", "300")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                  HealthCheck.data_too_large])
 @given(case=stores(), chunk=st.integers(1, 3000))

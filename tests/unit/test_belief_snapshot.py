@@ -52,6 +52,7 @@ def patched(s: Session) -> bool:
                                "WHERE table_name = 'patch_shift'").fetchone() == (1,)
 
 
+@pytest.mark.heavy
 @settings(max_examples=EXAMPLES * 3, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data(), context=st.sampled_from([None, "tenant:a/user:1"]),

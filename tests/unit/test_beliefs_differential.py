@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import belief_reference as ref
@@ -17,7 +18,7 @@ SCOPES = ["", "t:a", "t:a/u:1", "t:a/u:1/p:x", "t:b"]
 TIMES = [f"2025-01-0{d}T00:00:00Z" for d in range(1, 8)]
 STATUSES = ["active"] * 6 + ["held", "quarantined", "retracted", "rejected", "expired"]
 LATE = "2025-06-01T00:00:00Z"
-EXAMPLES = int(os.environ.get("BELIEF_EXAMPLES", "200"))   # CI; fewer in mutation runs, more in a long run
+EXAMPLES = int(os.environ.get("BELIEF_EXAMPLES", "100"))   # CI; fewer in mutation runs, more in a long run
 
 
 CHAIN = ["", "t:a", "t:a/u:1", "t:a/u:1/p:x"]          # each visible from the next
@@ -152,6 +153,7 @@ def in_parts(store: Store, spec: B.ViewSpec) -> tuple:
     return *whole, *streamed
 
 
+@pytest.mark.heavy
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(case=stores())

@@ -60,6 +60,7 @@ def rows():
 WEIGHT_DRIFT = 0.02
 
 
+@pytest.mark.heavy
 def test_the_shipped_model_is_what_the_training_script_makes(rows, tmp_path):
     pytest.importorskip("sklearn")
     out = tmp_path / "gate_model.json"
@@ -85,6 +86,7 @@ def test_the_shipped_model_names_its_corpus(rows):
     assert doc["version"] == train_detector.VERSION
 
 
+@pytest.mark.heavy
 def test_in_corpus_figures_are_the_reported_ones(rows):
     figures = detector_report.in_corpus(rows)
     got = {key: figures[key] for key in IN_CORPUS}

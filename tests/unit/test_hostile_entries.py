@@ -341,6 +341,7 @@ FIELD_VALUES = st.one_of(
     st.none(), st.lists(st.text(max_size=3), max_size=2))
 
 
+@pytest.mark.heavy
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mutations=st.dictionaries(st.sampled_from(sorted(HOSTILE) + ["x", "certificate"]), FIELD_VALUES,
                                   max_size=3),

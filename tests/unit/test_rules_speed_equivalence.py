@@ -202,6 +202,7 @@ def test_the_reference_is_the_plain_matcher_the_sample_was_written_by():
 
 # ---------------------------------------------------------------- the corpus
 
+@pytest.mark.heavy
 def test_fast_and_plain_agree_on_the_whole_corpus():
     differ = [text for text in _corpus_texts()
               if shape.rule_match(text) != reference_rule_match(text)
@@ -209,6 +210,7 @@ def test_fast_and_plain_agree_on_the_whole_corpus():
     assert not differ, differ[:3]
 
 
+@pytest.mark.heavy
 def test_every_gate_lets_through_every_text_its_rule_matches():
     """A gate may only skip a rule that cannot match (else recall silently drops), and the
     lower-cased pattern matches where the re.I one did. Both serve only the rules the word
@@ -356,6 +358,7 @@ def _trusted_match_skipped(text: str) -> bool:
     return found is not None and found[1] in model.trusted_rules
 
 
+@pytest.mark.heavy
 def test_the_trusted_rule_pretest_skips_no_text_of_the_corpus():
     texts = _corpus_texts()
     assert sum(not shape._may_trust(t, shape.gate_model.shipped()) for t in texts) > 1000

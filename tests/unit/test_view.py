@@ -206,6 +206,7 @@ def view_notes(root: Path) -> list[str]:
     return notes if notes or used else ["no view was used"]
 
 
+@pytest.mark.heavy
 @settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=scenario(), data=st.data())
@@ -569,6 +570,7 @@ def drawn_places(data, con):
         beliefs.SHIFT_RANGES_MAX = saved
 
 
+@pytest.mark.heavy
 @settings(max_examples=EXAMPLES * 3, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data(), context=st.sampled_from([None, "tenant:a", "tenant:a/user:1"]))
@@ -624,6 +626,7 @@ def tui_tables(con) -> dict[str, list[tuple]]:
     return {name: table_rows(con, name) for name in TUI_TABLES}
 
 
+@pytest.mark.heavy
 @settings(max_examples=EXAMPLES * 3, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data(), context=st.sampled_from([None, "tenant:a/user:1"]))
