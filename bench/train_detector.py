@@ -33,6 +33,7 @@ import sys
 import zlib
 from collections import Counter
 from functools import lru_cache
+from itertools import chain, repeat
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -256,16 +257,17 @@ def fit(rows: list[dict], feats: list[list[dict[str, float]]], threshold: float 
     index = {name: i for i, name in enumerate(vocab)}
 
     def matrix(segs: list[dict[str, float]]):
-        data, cols, ptr = [], [], [0]
-        for seg in segs:
-            for name, value in sorted(seg.items()):
-                j = index.get(name)
-                if j is not None:
-                    cols.append(j)
-                    data.append(value)
-            ptr.append(len(cols))
-        return csr_matrix((np.array(data, dtype=np.float64), np.array(cols, dtype=np.int64),
-                           np.array(ptr, dtype=np.int64)), shape=(len(segs), len(vocab)))
+        """One row a segment, its features in vocabulary order (sort_indices: the vocabulary
+        is sorted, so this is the order of their names), those out of it left out."""
+        cols = np.fromiter(map(index.get, chain.from_iterable(segs), repeat(-1)), dtype=np.int64)
+        data = np.fromiter(chain.from_iterable(seg.values() for seg in segs), dtype=np.float64,
+                           count=len(cols))
+        rows = np.repeat(np.arange(len(segs)), [len(seg) for seg in segs])
+        kept = cols >= 0
+        ptr = np.concatenate(([0], np.cumsum(np.bincount(rows[kept], minlength=len(segs)))))
+        made = csr_matrix((data[kept], cols[kept], ptr), shape=(len(segs), len(vocab)))
+        made.sort_indices()
+        return made
 
     # Fixed instances: every benign segment, every single-segment attack.
     # Each row weighs 1/its near-copies.
