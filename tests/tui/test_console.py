@@ -10,6 +10,7 @@ from datetime import timezone
 from pathlib import Path
 
 import pytest
+from rich.segment import Segment
 from textual import events as textual_events
 from textual.widgets import Input, Static
 
@@ -332,6 +333,32 @@ def test_actions_act_on_the_entry_the_detail_pane_shows_and_jumps_walk_back(tmp_
             assert "Nothing to go back to" in notices(app)[-1]
     run(main())
     assert len(events(store)) == 12
+
+
+def test_the_pane_wraps_to_the_width_it_shows_whether_or_not_it_scrolls(tmp_path):
+    """Its lines are wrapped to the width they are shown at, whether the detail came at once or
+    its lineage later: a pane that starts to scroll keeps the width it had (a scrollbar that
+    came with the lineage used to cut lines wrapped without it, so what the screen showed
+    depended on how fast the lineage came)."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+    state = events(store)[2]["body"]["after"]
+    with LogWriter(store_paths(store)) as writer:
+        writer.append([event_draft("quarantine", "M1", "operator:alice", before=state,
+                                   after={**state, "status": "quarantined"}, reason="test")])
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("4")                                  # Quarantine: M1 alone
+            await until(pilot, is_screen(app, "QuarantineScreen"))
+            await wait_detail(pilot, "M1", lineage=True)
+            await settle(pilot)
+            shown = pane(app)
+            assert shown.virtual_size.height > shown.scrollable_content_region.height  # it scrolls
+            assert (shown._width, shown.scrollable_content_region.width) == (52, 52)
+            assert max(Segment.get_line_length(line) for line, _, _ in shown._lines) == 52
+    run(main())
 
 
 # -- 4. the pane never shows what is gone ---------------------------------------------------------

@@ -62,7 +62,7 @@ class DetailPane(ScrollView, can_focus=True):
                 Binding("enter", "jump", "jump to it")]
     COMPONENT_CLASSES = {"detail-pane--selected"}
     DEFAULT_CSS = """
-    DetailPane { background: $surface; }
+    DetailPane { background: $surface; scrollbar-gutter: stable; }
     DetailPane > .detail-pane--selected { background: $accent 40%; }
     DetailPane:focus > .detail-pane--selected { background: $accent; }
     """
