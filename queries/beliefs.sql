@@ -315,6 +315,11 @@ SELECT p.new_first + row_number() OVER (PARTITION BY r.entity, r.attribute ORDER
            AS pos, r.*
 FROM patch_rows r JOIN patch_plan p ON p.entity = r.entity AND p.attribute = r.attribute
 
+-- name: patch_rows_empty
+-- Taken: the focus keys' rows (values included) are not kept in scratch after the patch, where
+-- an erasure's reload would leave them (in memory, or in DuckDB's temporary files).
+DELETE FROM patch_rows
+
 -- name: beliefs_focus
 -- The store-wide beliefs of the focus keys, from the judged entries (for a plan's belief diff).
 SELECT scope, entity, attribute, memory_id, value FROM beliefs_in($tk, $tk, NULL, true)

@@ -227,6 +227,10 @@ SELECT p.new_first + row_number() OVER (PARTITION BY c.entity, c.attribute
                                         ORDER BY c.scope, c.marker) - 1 AS vpos, c.*
 FROM conflict_patch_rows c JOIN conflict_plan p ON p.entity = c.entity AND p.attribute = c.attribute
 
+-- name: tui_conflict_patch_done
+-- Taken: the rows (values included) are not kept in scratch (as patch_rows_empty).
+DELETE FROM conflict_patch_rows
+
 -- name: tui_log_view
 -- The Audit screen: the log in seq order (seq 1 is vpos 0), a view over the loaded versions.
 CREATE OR REPLACE VIEW tui_log AS

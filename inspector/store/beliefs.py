@@ -181,6 +181,8 @@ def patch(con: duckdb.DuckDBPyConnection, spec: ViewSpec, since: datetime,
             con.execute(sql(name))
         shift(con, BELIEF_SHIFT)
         con.execute(sql("beliefs_patch_take"))
+        con.execute(sql("patch_rows_empty"))           # no copy of a value left behind
+        con.execute(sql("focus_version_rows_clear"))
         count = con.execute(sql("beliefs_count")).fetchone()[0]
         con.execute("COMMIT")
     except BaseException:
