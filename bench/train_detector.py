@@ -1,6 +1,7 @@
 """Train the write gate's model (inspector/store/detect/gate_model.json) from the corpus.
 
     python bench/train_detector.py [--out PATH]
+    python bench/train_detector.py --check     # retrain to a scratch file, compare with the shipped one
 
 The corpus is every origin under tests/corpus/origins/*.jsonl (rows {"text", "label":
 "attack"|"benign", "category", "origin"}) plus tests/corpus/rule_shape.jsonl as the origin
@@ -20,6 +21,12 @@ precise across the training origins, counted once per distinct context of their 
 listed as trusted (they hold on their own). The shipped file holds only what
 scoring needs, rounded to DIGITS decimals and written with sorted keys, so the same corpus
 gives the same bytes. sklearn and numpy are needed here only.
+
+The file also names what it was made from: the corpus's digest and size, and the digest of
+the code that makes it (this script and every module of inspector/store/detect/, inputs_digest).
+The tests check those names, which takes milliseconds; retraining takes minutes, so --check
+(retrain, then compare weight by weight within WEIGHT_DRIFT) is run when the solver or the
+numerical libraries change, not in the test suite.
 """
 
 from __future__ import annotations
@@ -372,20 +379,75 @@ def dump(doc: dict) -> bytes:
             + "\n").encode("utf-8")
 
 
+def inputs_digest() -> str:
+    """The digest of the code that turns the corpus into the model: this script and every
+    module of inspector/store/detect/ (features, windows, decoders, rules and what they read).
+    An edit to any of them means the model must be made again (python bench/train_detector.py)."""
+    digest = hashlib.sha256()
+    detect = Path(fx.__file__).resolve().parent
+    for path in [Path(__file__).resolve(), *sorted(detect.glob("*.py"))]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+# How far a weight (or the bias) of the shipped model may lie from the one this script makes
+# (--check). The fit is deterministic, but liblinear's result moves with the numerical
+# libraries: on 2026-12-02, with scikit-learn 1.9.1, scipy 1.17.1 and numpy 2.4.6 fresh from
+# the registry, retraining moved 35,115 weights by at most 0.0042 and the bias by 0.0003,
+# and the weights only one side kept were at most 0.0001. A change of corpus moves them by
+# orders of magnitude more: without its smallest origin (60 texts) 7,144 weights move by
+# more than 0.02, the largest by 1.15.
+WEIGHT_DRIFT = 0.02
+
+
+def differences(made: dict, shipped: dict) -> list[str]:
+    """What keeps `shipped` from being the model `made` (the same names, rules and threshold;
+    every weight and the bias within WEIGHT_DRIFT); empty when it is."""
+    found = [f"{key}: {shipped.get(key)!r} shipped, {made.get(key)!r} made"
+             for key in ("version", "threshold", "trusted_rules", "corpus_digest", "corpus_rows",
+                         "inputs_digest") if made.get(key) != shipped.get(key)]
+    if abs(made["bias"] - shipped["bias"]) > WEIGHT_DRIFT:
+        found.append(f"bias: {shipped['bias']} shipped, {made['bias']} made")
+    made_weights, shipped_weights = gate_model.flat(made["weights"]), gate_model.flat(shipped["weights"])
+    moved = sorted(name for name in made_weights.keys() | shipped_weights.keys()
+                   if abs(made_weights.get(name, 0.0) - shipped_weights.get(name, 0.0)) > WEIGHT_DRIFT)
+    if moved:
+        found.append(f"{len(moved)} weights moved by more than {WEIGHT_DRIFT}, e.g. {moved[:3]}")
+    return found
+
+
 def train(out: Path = MODEL_PATH, rows: list[dict] | None = None) -> dict:
     rows = load_rows() if rows is None else rows
     doc = fit(rows, featurize(rows))
     doc["corpus_digest"] = corpus_digest(rows)
     doc["corpus_rows"] = len(rows)
+    doc["inputs_digest"] = inputs_digest()
     out.write_bytes(dump(doc))
     return doc
+
+
+def check(rows: list[dict]) -> int:
+    """Retrain to a scratch file and compare with the shipped model; 0 when they agree."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as scratch:
+        made = train(Path(scratch) / gate_model.MODEL_FILE, rows)
+    found = differences(made, json.loads(MODEL_PATH.read_text()))
+    for line in found:
+        print(f"differs: {line}")
+    print("the shipped model is what this script makes" if not found else
+          f"{MODEL_PATH.name} is not what this script makes: retrain it (python bench/train_detector.py)")
+    return 1 if found else 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument("--check", action="store_true",
+                        help="retrain to a scratch file and compare it with the shipped model")
     args = parser.parse_args()
     rows = load_rows()
+    if args.check:
+        return check(rows)
     doc = train(args.out, rows)
     counts = Counter((r["origin"], r["label"]) for r in rows)
     print(f"{len(rows)} rows from {len({r['origin'] for r in rows})} origins; "

@@ -31,7 +31,7 @@ from inspector.store.chain import line_bytes, seal_after
 from inspector.store.model import now_text
 from storegen import deep, entry
 
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "28"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
 CANARY = "zq-canary-7f3e"
 runner = CliRunner()
 

@@ -22,7 +22,7 @@ from inspector.tui.session import Session
 from storegen import entry, write_store
 from test_view import TUI_TABLES, later_drafts, timed_entries, tui_tables
 
-EXAMPLES = int(os.environ.get("VIEW_EXAMPLES", "8"))
+EXAMPLES = int(os.environ.get("VIEW_EXAMPLES", "6"))
 T0 = datetime(2025, 2, 15, tzinfo=timezone.utc)
 T1 = datetime(2025, 3, 15, tzinfo=timezone.utc)
 

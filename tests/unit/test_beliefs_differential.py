@@ -18,7 +18,7 @@ SCOPES = ["", "t:a", "t:a/u:1", "t:a/u:1/p:x", "t:b"]
 TIMES = [f"2025-01-0{d}T00:00:00Z" for d in range(1, 8)]
 STATUSES = ["active"] * 6 + ["held", "quarantined", "retracted", "rejected", "expired"]
 LATE = "2025-06-01T00:00:00Z"
-EXAMPLES = int(os.environ.get("BELIEF_EXAMPLES", "100"))   # CI; fewer in mutation runs, more in a long run
+EXAMPLES = int(os.environ.get("BELIEF_EXAMPLES", "60"))   # CI; fewer in mutation runs, more in a long run
 
 
 CHAIN = ["", "t:a", "t:a/u:1", "t:a/u:1/p:x"]          # each visible from the next
