@@ -56,8 +56,9 @@ def pytest_collection_modifyitems(config, items):
 def _share_the_machine(request, tmp_path_factory):
     """The README's test command runs a worker a core and one more (pytest-xdist). A test
     marked `alone` (it times something, or races other processes against a clock) waits until
-    no other test runs and holds the machine to itself; every other test shares it. The turnstile keeps a
-    test waiting to run alone from being passed by the other worker's next tests."""
+    no other test runs and holds the machine to itself; every other test shares it. The
+    turnstile keeps a test waiting to run alone from being passed by another worker's next
+    tests."""
     files = _turn_files(tmp_path_factory)
     if files is None:
         yield
