@@ -165,7 +165,7 @@ class Session(EntryReads):
         if not self.live_time or built is None or built[1] != self.store.generation:
             return self.rebuild_view()
         spec = replace(self.spec, moment=Moment.resolve())
-        with self.store.lock, self.reader() as cur:
+        with self.store.lock, self.reader() as cur, beliefs.id_lists(cur):
             changed = self._changed_since(cur, built[2])
             if changed is None:
                 return self.rebuild_view()
