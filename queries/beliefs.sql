@@ -138,11 +138,11 @@ DELETE FROM focus_version_rows
 
 -- name: focus_version_rows_fill
 INSERT INTO focus_version_rows
-SELECT * FROM versions WHERE memory_id IN (SELECT memory_id FROM focus_ids)
+SELECT * FROM versions_judged WHERE memory_id IN (SELECT memory_id FROM focus_ids)
 
 -- name: focus_version_rows_private
 CREATE OR REPLACE TEMP TABLE focus_version_rows AS
-SELECT * FROM versions WHERE memory_id IN (SELECT memory_id FROM focus_ids)
+SELECT * FROM versions_judged WHERE memory_id IN (SELECT memory_id FROM focus_ids)
 
 -- name: judged_materialize_focus
 -- `judged` for the focus keys only (their entries and what those rest on), as of $tk.

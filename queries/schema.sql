@@ -142,11 +142,21 @@ SELECT DISTINCT v.memory_id FROM versions v
 SEMI JOIN focus_keys k
     ON v.entity IS NOT DISTINCT FROM k.entity AND v.attribute IS NOT DISTINCT FROM k.attribute
 
+-- name: versions_judged_create
+-- The columns of a version that judging it reads (the *_focus macros, by focus_versions).
+-- A judgement of a few keys reads their versions by index, a row's columns each from its own
+-- blocks: 18 columns of 36 took a fifth to a half of the time on a first read (the versions
+-- of 383 entries at 5M events: 0.37-0.39 s against 0.90-2.09 s; warm, 0.08 s against 0.09 s).
+CREATE OR REPLACE VIEW versions_judged AS
+SELECT seq, "at", memory_id, entity, attribute, value, kind, source, principal, authority,
+       observed_at, valid_from, valid_to, scope, depth, justification, status, malformed
+FROM versions
+
 -- name: focus_version_rows_create
 -- The versions of the focus ids, read once per judgement (focus_version_rows_fill): the
 -- *_focus macros read them four times or more, and a view filtering `versions` scanned every
 -- version each time (judging 1-100 keys after an append took 0.08 s at 1M events, 0.1-1 s at 5M).
-CREATE TABLE IF NOT EXISTS focus_version_rows AS SELECT * FROM versions LIMIT 0
+CREATE TABLE IF NOT EXISTS focus_version_rows AS SELECT * FROM versions_judged LIMIT 0
 
 -- name: focus_versions_create
 -- What the *_focus belief macros read instead of `versions` (see store/macros.py, MACROS_DERIVED).

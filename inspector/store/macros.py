@@ -21,7 +21,8 @@ from . import queries
 
 MACROS = ("focus_keys_create", "macro_key_fence_every", "macro_key_places", "macro_plan_of",
           "macro_shift_ranges_of", "patch_plan_create", "patch_new_positions_view",
-          "focus_ids_create", "focus_key_entries_create", "focus_version_rows_create",
+          "focus_ids_create", "focus_key_entries_create", "versions_judged_create",
+          "focus_version_rows_create",
           "focus_versions_create", "macro_visible", "macro_key_in_range", "judged_create",
           "support_create", "macro_pre_reason", "macro_beliefs_in", "macro_load_checks")
 # The belief macros once more, reading `focus_versions` (the entries judging a few keys needs)

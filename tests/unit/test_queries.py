@@ -244,7 +244,7 @@ def test_a_loaded_store_has_its_tables_and_no_scratch(bc):
     assert table(con, "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1") == [
         ("all_edges",), ("all_entries",), ("all_versions",), ("edges",), ("entries",),
         ("focus_key_entries",), ("focus_versions",), ("known_ids",), ("patch_new_positions",),
-        ("versions",)]
+        ("versions",), ("versions_judged",)]
     assert bc.base_seq == 12 and (bc.root / ".inspector" / "view.duckdb").is_file()
     assert table(con, "SELECT current_setting('TimeZone'), current_setting('enable_progress_bar')") == [
         ("UTC", False)]
