@@ -10,13 +10,13 @@ Times are knowledge time tk and valid time tv.
 
 from __future__ import annotations
 
-from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Iterator
 
 from .engine import duckdb
 from . import jsonsafe, lean, macros, stepwise
+from .connection import id_lists
 from .model import format_time, now_utc
 from .queries import sql
 
@@ -110,30 +110,6 @@ def _fill_focus_ids(con: duckdb.DuckDBPyConnection, cited: bool = False,
     else:
         con.execute(sql("focus_version_rows_clear"))
         con.execute(sql("focus_version_rows_fill"))
-
-
-# A join whose build side holds up to this many values is pushed into the probe side's scan as
-# a list, which the view's memory_id indexes answer; past DuckDB's default of 50 it becomes a
-# Bloom filter over a scan of every row. A judgement of a few keys reads their entries' rows
-# so: the first catch-up after a TUI launch at 5M events read 402 versions of 333 entries in
-# 1.45 s by scan, 0.31 s by index (times fall due while the view is built, so it judges more).
-ID_LIST_MAX = 2048
-
-
-@contextmanager
-def id_lists(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """Within: con's joins push up to ID_LIST_MAX values into their scans as a list. The
-    setting is con's alone and restored after, except after an error that aborted con's
-    transaction (which refuses SET): then it stays raised, which changes no answer."""
-    (was,) = con.execute("SELECT current_setting('dynamic_or_filter_threshold')").fetchone()
-    con.execute(f"SET dynamic_or_filter_threshold = {ID_LIST_MAX}")
-    try:
-        yield
-    except BaseException:
-        with suppress(duckdb.Error):        # an aborted transaction refuses SET; only a knob
-            con.execute(f"SET dynamic_or_filter_threshold = {int(was)}")
-        raise
-    con.execute(f"SET dynamic_or_filter_threshold = {int(was)}")
 
 
 # A patch touching more keys than this rebuilds the view instead (as fast, and simpler).

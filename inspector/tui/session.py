@@ -14,6 +14,7 @@ from ..present.mask import mask_value
 from ..store import beliefs, diff, scan, snapshot
 from ..store.actions import Request
 from ..store.beliefs import Moment, ViewSpec
+from ..store.connection import id_lists
 from ..store.load import Store
 from ..store.registry import ACTIONS
 from ..store.queries import sql
@@ -165,7 +166,7 @@ class Session(EntryReads):
         if not self.live_time or built is None or built[1] != self.store.generation:
             return self.rebuild_view()
         spec = replace(self.spec, moment=Moment.resolve())
-        with self.store.lock, self.reader() as cur, beliefs.id_lists(cur):
+        with self.store.lock, self.reader() as cur, id_lists(cur):
             changed = self._changed_since(cur, built[2])
             if changed is None:
                 return self.rebuild_view()

@@ -1,5 +1,5 @@
 """A judgement of a few keys reads their entries' versions through the view's memory_id index,
-however many entries those keys have (beliefs.id_lists): past DuckDB's default of 50 values a
+however many entries those keys have (connection.id_lists): past DuckDB's default of 50 values a
 join's build side became a Bloom filter over a scan of every version, 1.45 s at 5M events for
 the first catch-up after a TUI launch."""
 
@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from storegen import entry, write_store
-from inspector.store import beliefs as B
+from inspector.store import beliefs as B, connection as C
 from inspector.store.append import LogWriter, event_draft
 from inspector.store.load import Store
 from inspector.store.queries import sql
@@ -29,11 +29,11 @@ def setting(con) -> int:
 def test_id_lists_sets_its_own_connection_alone_and_puts_it_back():
     con = duckdb.connect()
     other = con.cursor()
-    with B.id_lists(con):
-        assert (setting(con), setting(other)) == (B.ID_LIST_MAX, 50)
-        with B.id_lists(con):                                   # nested: the outer stays
-            assert setting(con) == B.ID_LIST_MAX
-        assert setting(con) == B.ID_LIST_MAX
+    with C.id_lists(con):
+        assert (setting(con), setting(other)) == (C.ID_LIST_MAX, 50)
+        with C.id_lists(con):                                   # nested: the outer stays
+            assert setting(con) == C.ID_LIST_MAX
+        assert setting(con) == C.ID_LIST_MAX
     assert (setting(con), setting(other)) == (50, 50)
 
 
@@ -41,14 +41,14 @@ def test_id_lists_lets_the_first_error_through_from_an_aborted_transaction():
     con = duckdb.connect()
     con.execute("BEGIN")
     with pytest.raises(duckdb.CatalogException, match="no_such_table"):
-        with B.id_lists(con):
+        with C.id_lists(con):
             con.execute("SELECT * FROM no_such_table")          # SET is refused after this
     con.execute("ROLLBACK")
-    assert setting(con) == B.ID_LIST_MAX        # left raised (a knob of speed, not of answers)
+    assert setting(con) == C.ID_LIST_MAX        # left raised (a knob of speed, not of answers)
     with duckdb.connect() as fresh:
         fresh.execute("BEGIN")
         with pytest.raises(ValueError, match="a failure in Python"):
-            with B.id_lists(fresh):
+            with C.id_lists(fresh):
                 raise ValueError("a failure in Python")         # the transaction stands
         assert setting(fresh) == 50
 
