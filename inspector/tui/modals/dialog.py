@@ -44,9 +44,23 @@ class TypeAhead:
         self._focus_first = None           # the field the dialog focuses on mounting
 
     def focus_first(self, field) -> None:
-        """Focus the field the dialog starts in (on mounting): the kept keys wait for it."""
+        """Focus the field the dialog starts in (on mounting): the kept keys wait for it.
+        Set here, not from the app's queue (`field.focus()`): a focus set from there comes
+        after the kept keys on a loaded machine, and if Textual's auto-focus had already given
+        this field the focus, the keys went in (a tab moving on to the reason), and then the
+        late focus took the focus back to this field (CI, stops 52 and 53). Only a field that
+        cannot take the focus yet is focused from the queue; the keys then wait for it."""
         self._focus_first = field
-        field.focus()
+        self.focus_now(field)
+
+    def focus_now(self, field) -> None:
+        """Give `field` the focus now, not from the app's queue: keys typed ahead and handed on
+        meanwhile follow the focus (TypedInput holds what comes after a tab or an enter until
+        the next refresh), and a focus set later would take it back from where they moved it.
+        A field that cannot take the focus yet is focused from the queue."""
+        self.set_focus(field)
+        if self.focused is not field:
+            field.focus()
 
     def hold(self, event: events.Key) -> bool:
         """Keep a key the app read while this dialog is on top but not yet ready (its field
@@ -116,7 +130,7 @@ class TypeAhead:
             return
         field = fields.first(Input)
         if not field.disabled:
-            field.focus()
+            self.focus_now(field)
             field.insert_text_at_cursor(character)
 
     def on_mount(self) -> None:
@@ -259,7 +273,7 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
         reason = (field.value if submitted is None else submitted).strip()
         if not reason:
             self._status(Text(self.REASON_REQUIRED, style="bold red"))
-            field.focus()
+            self.focus_now(field)
             return None
         return reason
 
@@ -298,7 +312,7 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
                         "now.", style="bold")
         else:
             text.append("  Correct it and confirm again, or escape.", style="bold")
-            self.query_one("#reason", Input).focus()
+            self.focus_now(self.query_one("#reason", Input))
         self._status(text)
 
     def on_resize(self) -> None:

@@ -115,7 +115,7 @@ class EraseModal(ActionDialog):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "confirm-text":
-            self.query_one("#reason", Input).focus()
+            self.focus_now(self.query_one("#reason", Input))
         else:
             self.action_confirm(event.value)
 
@@ -127,6 +127,6 @@ class EraseModal(ActionDialog):
     def confirmation(self, submitted: str | None = None) -> str | None:
         if self.query_one("#confirm-text", Input).value != self.expected:
             self._status(Text("The confirmation does not match: type it exactly.", style="bold red"))
-            self.query_one("#confirm-text", Input).focus()
+            self.focus_now(self.query_one("#confirm-text", Input))
             return None
         return self.reason(submitted)
