@@ -41,6 +41,14 @@ CREATE TABLE IF NOT EXISTS edges_new (src VARCHAR, dst VARCHAR)
 -- them tells a citation of a hidden entry from a dangling one.
 CREATE TABLE IF NOT EXISTS known_new (memory_id VARCHAR)
 
+-- name: version_keys_create
+-- The key of each version, by a hash a judgement of a few keys finds by index (its entries:
+-- focus_key_entries); a scan of every version's entity and attribute took 0.04-0.2 s of each
+-- catch-up of the TUI at 5M events. Kept with the key itself: a hash that collides is never
+-- taken for the key.
+CREATE TABLE IF NOT EXISTS version_keys_new (kh UBIGINT, memory_id VARCHAR, entity VARCHAR,
+                                             attribute VARCHAR)
+
 -- name: touched_create
 -- Entries whose current state in `base` is out of date: a line read since touched them.
 CREATE TABLE IF NOT EXISTS touched (memory_id VARCHAR)
@@ -65,6 +73,9 @@ CREATE TABLE base.edges AS SELECT * FROM edges_new WHERE false
 -- name: base_known_ids_empty
 CREATE TABLE base.known_ids AS SELECT * FROM known_new WHERE false
 
+-- name: base_version_keys_empty
+CREATE TABLE base.version_keys AS SELECT * FROM version_keys_new WHERE false
+
 -- name: base_detach
 DETACH DATABASE IF EXISTS base
 
@@ -88,6 +99,10 @@ UNION ALL SELECT * FROM edges_new
 CREATE OR REPLACE VIEW known_ids AS
 SELECT * FROM base.known_ids UNION ALL SELECT * FROM known_new
 
+-- name: overlay_version_keys
+CREATE OR REPLACE VIEW all_version_keys AS
+SELECT * FROM base.version_keys UNION ALL SELECT * FROM version_keys_new
+
 -- name: whole_versions
 CREATE OR REPLACE VIEW versions AS SELECT * FROM all_versions
 
@@ -96,6 +111,9 @@ CREATE OR REPLACE VIEW entries AS SELECT * FROM all_entries
 
 -- name: whole_edges
 CREATE OR REPLACE VIEW edges AS SELECT * FROM all_edges
+
+-- name: whole_version_keys
+CREATE OR REPLACE VIEW version_keys AS SELECT * FROM all_version_keys
 
 -- name: scoped_entries
 -- --scope S (DESIGN §8): an entry is seen only when its current state lies inside S
@@ -111,6 +129,10 @@ SELECT * FROM all_versions WHERE memory_id IN (SELECT memory_id FROM entries)
 -- name: scoped_edges
 CREATE OR REPLACE VIEW edges AS
 SELECT * FROM all_edges WHERE src IN (SELECT memory_id FROM entries)
+
+-- name: scoped_version_keys
+CREATE OR REPLACE VIEW version_keys AS
+SELECT * FROM all_version_keys WHERE memory_id IN (SELECT memory_id FROM entries)
 
 -- name: scope_set
 INSERT INTO view_scope VALUES ($scope)
@@ -134,13 +156,18 @@ CREATE TABLE IF NOT EXISTS version_cites_seq AS SELECT 0::BIGINT AS seq
 CREATE TABLE IF NOT EXISTS focus_ids (memory_id VARCHAR)
 
 -- name: focus_key_entries_create
--- Every entry that ever held a focus key, where focus_ids_fill and focus_ids_fill_cited start.
--- A semi-join probing versions against the few keys; a NULL member matches a NULL member, as
--- the tuple IN it replaced did.
+-- Every entry that ever held a focus key, where focus_ids_fill and focus_ids_fill_cited start:
+-- the versions' keys (version_keys) probed against the few focus keys; a NULL member matches a
+-- NULL member, as the tuple IN it replaced did.
 CREATE OR REPLACE VIEW focus_key_entries AS
-SELECT DISTINCT v.memory_id FROM versions v
+WITH hashed AS MATERIALIZED (
+    -- the join on the hash alone, materialized: only so does DuckDB read version_keys by its
+    -- index (3 keys at 5M events: 13 ms, against 0.15 s for a scan of the versions' keys)
+    SELECT c.* FROM version_keys c SEMI JOIN focus_keys k ON c.kh = hash(k.entity, k.attribute)
+)
+SELECT DISTINCT c.memory_id FROM hashed c
 SEMI JOIN focus_keys k
-    ON v.entity IS NOT DISTINCT FROM k.entity AND v.attribute IS NOT DISTINCT FROM k.attribute
+    ON c.entity IS NOT DISTINCT FROM k.entity AND c.attribute IS NOT DISTINCT FROM k.attribute
 
 -- name: versions_judged_create
 -- The columns of a version that judging it reads (the *_focus macros, by focus_versions).
@@ -193,6 +220,9 @@ CREATE INDEX IF NOT EXISTS idx_edges_dst ON edges_new(dst)
 -- name: index_known_ids_id
 CREATE INDEX IF NOT EXISTS idx_known_ids_id ON known_new(memory_id)
 
+-- name: index_version_keys
+CREATE INDEX IF NOT EXISTS idx_version_keys ON version_keys_new(kh)
+
 -- name: versions_new_any
 -- Whether any version was read since the view (a publish that released them empties it).
 SELECT EXISTS (SELECT 1 FROM versions_new)
@@ -208,6 +238,9 @@ DELETE FROM edges_new
 
 -- name: clear_known_ids
 DELETE FROM known_new
+
+-- name: clear_version_keys
+DELETE FROM version_keys_new
 
 -- name: clear_touched
 DELETE FROM touched
@@ -242,6 +275,9 @@ CREATE TABLE target.edges AS SELECT * FROM all_edges
 -- name: view_write_known_ids
 CREATE TABLE target.known_ids AS SELECT * FROM known_ids
 
+-- name: view_write_version_keys
+CREATE TABLE target.version_keys AS SELECT * FROM all_version_keys
+
 -- name: view_index_entries
 CREATE INDEX view_entries_id ON target.entries(memory_id)
 
@@ -253,6 +289,9 @@ CREATE INDEX view_edges_src ON target.edges(src)
 
 -- name: view_index_edges_dst
 CREATE INDEX view_edges_dst ON target.edges(dst)
+
+-- name: view_index_version_keys
+CREATE INDEX view_version_keys ON target.version_keys(kh)
 
 -- name: drop_raw
 DROP VIEW IF EXISTS raw
@@ -293,6 +332,9 @@ INSERT INTO base.edges SELECT * FROM edges_new
 -- name: build_known_ids
 INSERT INTO base.known_ids SELECT * FROM known_new
 
+-- name: build_version_keys
+INSERT INTO base.version_keys SELECT * FROM version_keys_new
+
 -- name: drop_versions_new
 -- Tables made again empty (the *_create statements): their memory is freed at once.
 DROP TABLE versions_new
@@ -305,3 +347,6 @@ DROP TABLE edges_new
 
 -- name: drop_known_new
 DROP TABLE known_new
+
+-- name: drop_version_keys_new
+DROP TABLE version_keys_new

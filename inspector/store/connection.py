@@ -14,11 +14,13 @@ from . import macros
 from .queries import sql
 
 EMPTY_BASE = ("base_versions_empty", "base_entries_empty", "base_edges_empty",
-              "base_known_ids_empty")
-OVERLAYS = ("overlay_versions", "overlay_entries", "overlay_edges", "overlay_known_ids")
-WHOLE = ("whole_entries", "whole_versions", "whole_edges")
-SCOPED = ("scoped_entries", "scoped_versions", "scoped_edges")
+              "base_known_ids_empty", "base_version_keys_empty")
+OVERLAYS = ("overlay_versions", "overlay_entries", "overlay_edges", "overlay_known_ids",
+            "overlay_version_keys")
+WHOLE = ("whole_entries", "whole_versions", "whole_edges", "whole_version_keys")
+SCOPED = ("scoped_entries", "scoped_versions", "scoped_edges", "scoped_version_keys")
 SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create",
+         "version_keys_create",
          "touched_create", "scope_create", "cites_create", "cites_seq_create", "base_attach_empty",
          *EMPTY_BASE, *OVERLAYS)
 SETTINGS = ("set_utc", "no_progress_bar")

@@ -45,16 +45,17 @@ VIEW_NAME = "view.duckdb"
 SNAPSHOT_NAME = "beliefs.duckdb"      # snapshot.py: the belief view a TUI left
 FORMAT = 2      # 2: the digest of the line at the mark (Mark.line)
 # Statements writing a view file (attached as `target` while it is written).
-WRITE = ("view_write_versions", "view_write_entries", "view_write_edges", "view_write_known_ids")
+WRITE = ("view_write_versions", "view_write_entries", "view_write_edges", "view_write_known_ids",
+         "view_write_version_keys")
 # What DuckDB may hold beyond the tables while it writes a view (publish): measured on 850k
 # long-valued entries (bench/synth.py --long --wide, 1M events), the write of the entries
 # peaked 1.2 GB lower than uncapped; half of this was too little (the write ran again uncapped).
 WRITE_HEADROOM = 1 << 30
 # The table read since the view that each write has copied (publish's release).
 RELEASE = {"view_write_versions": "clear_versions", "view_write_entries": "clear_entries",
-           "view_write_edges": "clear_edges"}
+           "view_write_edges": "clear_edges", "view_write_version_keys": "clear_version_keys"}
 INDEX = ("view_index_entries", "view_index_versions", "view_index_edges_src",
-         "view_index_edges_dst")
+         "view_index_edges_dst", "view_index_version_keys")
 # A reader that took this many lines since the view was written publishes a new one.
 REPUBLISH_LINES = 20_000
 # A log smaller than this is read whole (a few milliseconds): no view is written for it.

@@ -32,9 +32,11 @@ from .queries import sql
 # Tables of the rows read since the last fold, moved into the view file by `fold`, then dropped
 # and made again empty (dropping frees their memory at once; DELETE frees it at a checkpoint).
 MOVE = ("build_versions", "build_entries_forget", "build_entries", "build_edges_forget",
-        "build_edges", "build_known_ids")
-DROP = ("drop_versions_new", "drop_entries_new", "drop_edges_new", "drop_known_new")
-CREATE = ("versions_create", "entries_create", "edges_create", "known_ids_create")
+        "build_edges", "build_known_ids", "build_version_keys")
+DROP = ("drop_versions_new", "drop_entries_new", "drop_edges_new", "drop_known_new",
+        "drop_version_keys_new")
+CREATE = ("versions_create", "entries_create", "edges_create", "known_ids_create",
+          "version_keys_create")
 # A rename the store's lock keeps out (a writer appending) is tried again this many times, this
 # far apart: a writer holds the lock for milliseconds, and a build not renamed is read again.
 RENAME_TRIES = 20

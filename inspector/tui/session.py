@@ -39,7 +39,7 @@ def still_to_act_on(rule: str, status: str | None) -> bool:
 # A belief view that started from a snapshot this many lines behind is left as the new one.
 SNAPSHOT_LINES = 20_000
 INDEXES = ("index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
-           "index_known_ids_id")
+           "index_known_ids_id", "index_version_keys")
 
 
 def _rows(cursor) -> list[dict]:

@@ -37,6 +37,9 @@ LEGACY = "repo:svc/branch:legacy-v2"
 DYNAMIC = {
     "set_utc", "no_progress_bar",
     "versions_create", "entries_create", "edges_create", "known_ids_create", "focus_keys_create",
+    "version_keys_create", "base_version_keys_empty", "overlay_version_keys",
+    "whole_version_keys", "scoped_version_keys", "version_keys_insert", "clear_version_keys",
+    "view_write_version_keys", "view_index_version_keys", "index_version_keys",
     "touched_create", "scope_create", "base_attach_empty", "base_versions_empty",
     "base_entries_empty", "base_edges_empty", "base_known_ids_empty",
     "overlay_versions", "overlay_entries", "overlay_edges", "overlay_known_ids",
@@ -235,16 +238,17 @@ def test_a_loaded_store_has_its_tables_and_no_scratch(bc):
                        "WHERE database_name IN ('base', 'memory') ORDER BY 1, 2")
     assert [(db, name, table(con, f"SELECT count(*) FROM {db}.{name}")[0][0]) for db, name in names] == [
         ("base", "edges", 7), ("base", "entries", 12), ("base", "known_ids", 12),
-        ("base", "versions", 12), ("base", "view_meta", 1),
+        ("base", "version_keys", 12), ("base", "versions", 12), ("base", "view_meta", 1),
         ("memory", "edges_new", 0), ("memory", "entries_new", 0), ("memory", "focus_ids", 0),
         ("memory", "focus_keys", 0), ("memory", "focus_version_rows", 0), ("memory", "judged", 0),
         ("memory", "known_new", 0), ("memory", "patch_plan", 0), ("memory", "support", 0),
         ("memory", "touched", 0), ("memory", "version_cites", 0), ("memory", "version_cites_seq", 1),
-        ("memory", "versions_new", 0), ("memory", "view_scope", 0)]
+        ("memory", "version_keys_new", 0), ("memory", "versions_new", 0),
+        ("memory", "view_scope", 0)]
     assert table(con, "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1") == [
-        ("all_edges",), ("all_entries",), ("all_versions",), ("edges",), ("entries",),
-        ("focus_key_entries",), ("focus_versions",), ("known_ids",), ("patch_new_positions",),
-        ("versions",), ("versions_judged",)]
+        ("all_edges",), ("all_entries",), ("all_version_keys",), ("all_versions",), ("edges",),
+        ("entries",), ("focus_key_entries",), ("focus_versions",), ("known_ids",),
+        ("patch_new_positions",), ("version_keys",), ("versions",), ("versions_judged",)]
     assert bc.base_seq == 12 and (bc.root / ".inspector" / "view.duckdb").is_file()
     assert table(con, "SELECT current_setting('TimeZone'), current_setting('enable_progress_bar')") == [
         ("UTC", False)]
@@ -259,14 +263,16 @@ def test_a_loaded_store_has_its_tables_and_no_scratch(bc):
 
 def test_indexes(bc):
     for name in ("index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
-                 "index_known_ids_id"):
+                 "index_known_ids_id", "index_version_keys"):
         bc.con.execute(sql(name))
     assert table(bc.con, "SELECT database_name, table_name, index_name FROM duckdb_indexes() "
                          "ORDER BY 1, 3") == [
         ("base", "edges", "view_edges_dst"), ("base", "edges", "view_edges_src"),
-        ("base", "entries", "view_entries_id"), ("base", "versions", "view_versions_id"),
+        ("base", "entries", "view_entries_id"), ("base", "version_keys", "view_version_keys"),
+        ("base", "versions", "view_versions_id"),
         ("memory", "edges_new", "idx_edges_dst"), ("memory", "edges_new", "idx_edges_src"),
         ("memory", "entries_new", "idx_entries_id"), ("memory", "known_new", "idx_known_ids_id"),
+        ("memory", "version_keys_new", "idx_version_keys"),
         ("memory", "versions_new", "idx_versions_id")]
 
 
