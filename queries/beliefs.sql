@@ -165,9 +165,13 @@ SELECT * FROM judged_at_focus($tk) ORDER BY entity, attribute, scope, memory_id
 -- name: changed_between
 -- Entries whose judgement may differ between knowledge times $since and $tk with nothing
 -- else appended: an event, an observation, a validity start or end falling between them.
-SELECT DISTINCT memory_id FROM versions
-WHERE ("at" > $since AND "at" <= $tk) OR (observed_at > $since AND observed_at <= $tk)
-   OR (valid_from > $since AND valid_from <= $tk) OR (valid_to > $since AND valid_to <= $tk)
+-- One select per time, not one OR of the four: each is then a range filter on one column,
+-- which DuckDB applies to the compressed blocks (seconds apart, at 5M events: 8 ms against
+-- 50-60 ms; the same entries).
+SELECT memory_id FROM versions WHERE "at" > $since AND "at" <= $tk
+UNION SELECT memory_id FROM versions WHERE observed_at > $since AND observed_at <= $tk
+UNION SELECT memory_id FROM versions WHERE valid_from > $since AND valid_from <= $tk
+UNION SELECT memory_id FROM versions WHERE valid_to > $since AND valid_to <= $tk
 
 -- name: cites_update
 -- The citations of the versions loaded since version_cites was last brought up to date
