@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -67,16 +68,23 @@ def some_id(root: Path) -> str:
         return json.loads(f.readline())["memory_id"]
 
 
-def append_lines(root: Path, n: int) -> None:
-    """Another process (an agent's writer) appends n write events."""
+def append_lines(root: Path, n: int, keys: list[tuple] | None = None) -> None:
+    """Another process (an agent's writer) appends n write events: to new keys (user:tI city),
+    or a new entry to each of `keys` (entity, attribute, scope), as an agent writing what the
+    store already holds a belief about."""
     from inspector.store.append import LogWriter, event_draft
     from inspector.store.logfile import store_paths
     from inspector.store.model import ENTRY_DEFAULTS
-    drafts = [event_draft("write", f"TAIL-{n}-{i}", "agent:bench", after={
-        **ENTRY_DEFAULTS, "id": f"TAIL-{n}-{i}", "entity": f"user:t{i}", "attribute": "city",
+    if keys is None:
+        ids = [f"TAIL-{n}-{i}" for i in range(n)]
+        keys = [(f"user:t{i}", "city", "tenant:bench") for i in range(n)]
+    else:
+        ids = [f"TAIL-KEY-{uuid.uuid4().hex[:12]}" for _ in keys]
+    drafts = [event_draft("write", memory_id, "agent:bench", after={
+        **ENTRY_DEFAULTS, "id": memory_id, "entity": entity, "attribute": attribute,
         "value": f"v{i}", "kind": "observation", "source": "tool:bench",
-        "observed_at": "2026-01-01T00:00:00Z", "scope": "tenant:bench", "status": "active"})
-        for i in range(n)]
+        "observed_at": "2026-01-01T00:00:00Z", "scope": scope, "status": "active"})
+        for i, (memory_id, (entity, attribute, scope)) in enumerate(zip(ids, keys))]
     with LogWriter(store_paths(root)) as writer:
         writer.append(drafts)
 

@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -48,23 +47,6 @@ class Timed:
 
     def __getattr__(self, name):
         return getattr(self._cursor, name)
-
-
-def append_to_keys(root: Path, keys: list[tuple]) -> None:
-    """Another process appends a new entry to each of `keys` (entity, attribute, scope): an
-    agent writing what the store already holds a belief about."""
-    from inspector.store.append import LogWriter, event_draft
-    from inspector.store.logfile import store_paths
-    from inspector.store.model import ENTRY_DEFAULTS
-    drafts = []
-    for entity, attribute, scope in keys:
-        memory_id = f"TAIL-KEY-{uuid.uuid4().hex[:12]}"
-        drafts.append(event_draft("write", memory_id, "agent:bench", after={
-            **ENTRY_DEFAULTS, "id": memory_id, "entity": entity, "attribute": attribute,
-            "value": "v", "kind": "observation", "source": "tool:bench",
-            "observed_at": "2026-01-01T00:00:00Z", "scope": scope, "status": "active"}))
-    with LogWriter(store_paths(root)) as writer:
-        writer.append(drafts)
 
 
 def measure(root: Path, statements: int = 0) -> None:
@@ -93,7 +75,7 @@ def measure(root: Path, statements: int = 0) -> None:
         "USING SAMPLE 12 ROWS (reservoir, 7)").fetchall()
     steps = [(lambda n=n: append_lines(root, n), f"{label} appended")
              for n, label in ((1, "  1"), (10, " 10"), (100, "100"), (1, "  1 more"))]
-    steps += [(lambda n=n, at=at: append_to_keys(root, keys[at:at + n]), label)
+    steps += [(lambda n=n, at=at: append_lines(root, n, keys[at:at + n]), label)
               for n, at, label in ((1, 0, "  1 to a key it holds"), (10, 1, " 10 to keys it holds"),
                                    (1, 11, "  1 more to a key it holds"))]
     for append, label in steps:

@@ -30,8 +30,8 @@ from . import coldload, connection, view, viewbuild
 from .recovery import settle_if_idle
 from .strictscan import judge_line
 
-TAKE = ("staged_versions", "versions_insert", "version_keys_insert", "known_ids_insert", "entries_touch", "entries_forget",
-        "entries_refresh", "edges_forget", "edges_refresh")
+TAKE = ("staged_versions", "versions_insert", "version_keys_insert", "known_ids_insert",
+        "entries_touch", "entries_forget", "entries_refresh", "edges_forget", "edges_refresh")
 SOURCE_RE = r"(%s):[^/\s]+(/.*)?" % "|".join(SOURCE_CLASSES)
 RAW = ("drop_raw", "drop_raw_file", "drop_raw_parsed", "drop_raw_lines")
 SCRATCH = (*RAW, "drop_staged_versions", "drop_staged")

@@ -44,12 +44,9 @@ class TypeAhead:
         self._focus_first = None           # the field the dialog focuses on mounting
 
     def focus_first(self, field) -> None:
-        """Focus the field the dialog starts in (on mounting): the kept keys wait for it.
-        Set here, not from the app's queue (`field.focus()`): a focus set from there comes
-        after the kept keys on a loaded machine, and if Textual's auto-focus had already given
-        this field the focus, the keys went in (a tab moving on to the reason), and then the
-        late focus took the focus back to this field (CI, stops 52 and 53). Only a field that
-        cannot take the focus yet is focused from the queue; the keys then wait for it."""
+        """Focus the field the dialog starts in (on mounting), at once (`focus_now`): the kept
+        keys wait for it. From the app's queue, on a loaded machine, it came after the kept
+        keys had tabbed on to the reason and took the focus back (CI, stops 52 and 53)."""
         self._focus_first = field
         self.focus_now(field)
 
