@@ -348,6 +348,24 @@ def test_keys_kept_for_the_erase_dialog_wait_for_the_focus_its_mounting_asked_fo
     assert [e["op"] for e in events(store)].count("erase") == 0     # nothing confirmed
 
 
+@pytest.mark.parametrize("queued", [0, 3])
+def test_keys_after_an_enter_in_the_confirmation_reach_the_reason_when_the_dialog_hears_late(
+        tmp_path, monkeypatch, queued):
+    """A loaded machine: the erase dialog hears of the enter typed in its confirmation (the
+    Submitted message, on which it moved the focus to the reason) 0.3 s late. The keys typed
+    after the enter, held until the focus settled, were released before it moved and went into
+    the confirmation ("user:42DSR-1"; CI, stop 54, [0-enter] and [3-enter] of the test above)."""
+    from inspector.tui.modals.erase import EraseModal
+    handle = EraseModal.on_input_submitted
+
+    def heard_late(self, event):
+        self.set_timer(0.3, lambda: handle(self, event))
+    monkeypatch.setattr(EraseModal, "on_input_submitted", heard_late)
+    store = private_copy("moved-city", tmp_path / "s")
+    assert typed_as_the_plan_comes(store, "enter", queued) == "user:42"
+    assert [e["op"] for e in events(store)].count("erase") == 0     # nothing confirmed
+
+
 def test_a_screens_own_field_takes_editing_keys_in_order(tmp_path):
     """The Erasure subject typed with a typo corrected in the same burst previews the
     corrected subject; the Beliefs filter keeps the corrected text; escape and a digit in one

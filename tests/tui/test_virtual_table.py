@@ -303,6 +303,29 @@ def test_a_row_the_cursor_follows_into_a_longer_table_is_on_screen() -> None:
     assert drive(TableApp(SyntheticRows()), steps) == ("Z1", True)
 
 
+def test_the_scroll_to_a_row_in_a_longer_table_does_not_wait_for_its_scrollbar(monkeypatch) -> None:
+    """The same, when the second scroll (after a refresh) comes before the layout that shows
+    the longer table's scrollbar, as on a loaded machine: a scroll asked while the scrollbar
+    was hidden was dropped by Textual, so the cursor's row stayed off screen for good (CI,
+    stop 52: the test above timed out waiting for any scroll)."""
+    from inspector.tui.sources import ListSource
+    rows = [{"id": f"N{i:02d}", "n": i} for i in range(1, 41)] + [{"id": f"Z{i}", "n": 0} for i in range(1, 4)]
+    monkeypatch.setattr(VirtualTable, "_rescroll", lambda self, top: None)
+
+    async def steps(pilot: Pilot, table: VirtualTable) -> tuple:
+        table.load(ListSource(rows[-3:]))
+        await until(pilot, lambda: table.row_count == 3 and table.row_at(0)["id"] == "Z1")
+        table.load(ListSource(rows))
+        await until(pilot, lambda: table.row_count == 43)
+        await pilot.pause()
+        top = table.scroll_offset.y
+        return table.cursor_row, top, top + table._visible_rows > table.cursor_row
+
+    # top: the scroll to the row's old screen line, clamped to the last screenful (the header
+    # and 43 rows are 44 lines)
+    assert drive(TableApp(SyntheticRows()), steps) == (40, 44 - SIZE[1], True)
+
+
 def test_without_keep_cursor_or_the_row_the_cursor_goes_by_index() -> None:
     async def steps(pilot: Pilot, table: VirtualTable) -> list[int]:
         table.move_cursor(150)

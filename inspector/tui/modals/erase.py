@@ -113,6 +113,10 @@ class EraseModal(ActionDialog):
     def on_mount(self) -> None:
         self.focus_first(self.query_one("#reason" if SEPARATOR in self.typed else "#confirm-text", Input))
 
+    def field_after_enter(self, field: Input) -> Input | None:
+        """Enter in the confirmation moves on to the reason (TypedInput moves the focus at once)."""
+        return self.query_one("#reason", Input) if field.id == "confirm-text" else None
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "confirm-text":
             self.focus_now(self.query_one("#reason", Input))

@@ -81,9 +81,20 @@ class TypedInput(Input):
                 event.prevent_default()
                 await self.run_action(binding.action)
                 if event.key == "enter":
+                    self._follow_enter()
                     self._hold()
                 return
         await super()._on_key(event)
+
+    def _follow_enter(self) -> None:
+        """Move the focus now where this field's screen moves it on enter (`field_after_enter`):
+        the screen hears of the enter from the Submitted message, which can come after the
+        held keys are released on a loaded machine, and they went into this field ("user:42",
+        enter, "DSR-1" kept "user:42DSR-1" in an erasure's confirmation; CI, stop 54)."""
+        after = getattr(self.screen, "field_after_enter", None)
+        field = after(self) if after is not None else None
+        if field is not None and field.focusable:
+            self.screen.set_focus(field)
 
     def _hold(self, to_app: bool = False) -> None:
         self._held = []

@@ -465,11 +465,11 @@ class VirtualTable(ScrollView, can_focus=True):
         self._cursor = max(0, min(cursor, message.count - 1))
         # A row that moved stays on the same screen line.
         top = old_top + self._cursor - old_cursor if keep else 0
-        self.scroll_to(y=top, animate=False)
+        self._scroll(top)
         self._scroll_to_cursor()
         if message.count != old_count:
-            # A scroll made before the new size is laid out can end clamped to the old one
-            # (esc un-narrowing a table left its cursor's row off screen): again after it.
+            # The layout of the new size can change the rows' height on screen (a scrollbar
+            # shown or hidden): the same scroll again after it.
             self.call_after_refresh(self._rescroll, top)
         self.refresh()
         self.post_message(self.Loaded(self, message.count))
@@ -646,11 +646,17 @@ class VirtualTable(ScrollView, can_focus=True):
         return GUTTER + sum(column.width or MIN_SHARED_WIDTH for column in self.columns) + len(self.columns) - 1
 
     def _page(self, step: int) -> None:
-        self.scroll_to(y=self.scroll_offset.y + step, animate=False)
+        self._scroll(self.scroll_offset.y + step)
         self.move_cursor(self._cursor + step)
 
+    def _scroll(self, y: int) -> None:
+        """Scroll to line y (clamped to the rows). Forced: Textual drops a scroll asked while
+        the vertical scrollbar is hidden, and a table that just got longer shows its scrollbar
+        only at its next layout, so the scroll to the cursor's row was lost when that came late."""
+        self.scroll_to(y=y, animate=False, force=True)
+
     def _rescroll(self, top: int) -> None:
-        self.scroll_to(y=top, animate=False)
+        self._scroll(top)
         self._scroll_to_cursor()
         self.refresh()
 
@@ -663,7 +669,7 @@ class VirtualTable(ScrollView, can_focus=True):
             target = self._cursor - visible + 1
         else:
             return False
-        self.scroll_to(y=target, animate=False)
+        self._scroll(target)
         return True
 
     def _post_highlighted(self) -> None:
