@@ -14,7 +14,7 @@ from textual.widgets import Button
 from storegen import entry, write_store
 from test_console import (WIDE, append, erase_dialog, erasure_preview, held, is_screen, name_of,
                           notices, review_store, statics, table, wait_rows)
-from tuikit import events, make_app, private_copy, ready, run, settle, until
+from tuikit import events, loaded, make_app, private_copy, ready, run, settle, until
 from inspector.store.append import event_draft
 from inspector.tui.widgets.detail import DetailPane
 
@@ -364,6 +364,37 @@ def test_keys_after_an_enter_in_the_confirmation_reach_the_reason_when_the_dialo
     store = private_copy("moved-city", tmp_path / "s")
     assert typed_as_the_plan_comes(store, "enter", queued) == "user:42"
     assert [e["op"] for e in events(store)].count("erase") == 0     # nothing confirmed
+
+
+def test_a_filter_typed_while_the_store_opens_filters_the_rows(tmp_path, monkeypatch):
+    """Keys typed in the first second after the launch went into the Beliefs filter (there, the
+    field Textual focuses first; here, after `/`), and the rows and the tab count were of the
+    whole table: the store was not open yet, and the filter was dropped (helper-59, stop 54).
+    An operator trusting the box could act on another tenant's row. Now the build that
+    follows filters by it."""
+    import time
+    from inspector.tui.session import Session
+    store = private_copy("multi-tenant", tmp_path / "s")
+    opened = Session.open
+
+    def slow_open(self, *args, **kwargs):
+        time.sleep(1.0)
+        return opened(self, *args, **kwargs)
+    monkeypatch.setattr(Session, "open", slow_open)
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause(0.3)
+            assert app.session.store is None
+            await pilot.press("slash", *"bob")
+            await ready(pilot)
+            beliefs = table(app, "#beliefs")
+            await until(pilot, lambda: beliefs.row_count == 2, what="the filtered rows")
+            await settle(pilot, loaded)
+            return (app.screen.query_one("#filter").value, app.status.counts["beliefs"],
+                    sorted(beliefs.row_at(i)["memory_id"] for i in range(beliefs.row_count)))
+    assert run(main()) == ("bob", 2, ["T2", "T7"])      # as `beliefs` lists them: user:bob's
 
 
 def test_a_screens_own_field_takes_editing_keys_in_order(tmp_path):

@@ -114,9 +114,15 @@ class BeliefsScreen(InspectorScreen):
     @work(thread=True, exclusive=True, group="belief-filter")
     def _refilter(self, text: str) -> None:
         time.sleep(0.12)                    # debounce: the newest keystroke's worker wins
-        if self.app.session.store is None:
-            return
-        count = self.app.session.refilter(text)
+        session = self.app.session
+        if session.store is None:
+            # Typed while the store opens: the build of the screens' rows that follows filters
+            # by it (the filter box showed text the rows were not filtered by). Set before the
+            # look again, so a build between the two either read it or has not made the rows.
+            session.needle = text.lower()
+            if session.store is None:
+                return
+        count = session.refilter(text)
         self.app.call_from_thread(self._filtered, count)
 
     def _filtered(self, count: int) -> None:
