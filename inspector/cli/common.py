@@ -57,10 +57,11 @@ def lazy(name: str) -> ModuleType:
     return module
 
 
-def run(fn: Callable[[], T], store=None, kind: str = "read") -> T:
+def run(fn: Callable[[], T], store=None, kind: str = "read", again: bool = True) -> T:
     """Run a command's body: an InspectorError becomes its one line and exit code; so does an
     operating-system error nobody foresaw (exit 2), naming its path, else `store`, and saying
-    what to do for a command of `kind`: "read", "write" (to an existing store) or "create"."""
+    what to do for a command of `kind`: "read", "write" (to an existing store) or "create".
+    A view found damaged on the way is deleted and the body run `again`, from the log."""
     from ..store.commits import WRITTEN
     WRITTEN.clear()         # what this command writes (a process may run several: tests)
     try:
@@ -83,6 +84,45 @@ def run(fn: Callable[[], T], store=None, kind: str = "read") -> T:
         from .lines import say
         say(out_of_memory_line(kind, store))
         raise typer.Exit(2) from None
+    except duckdb.Error as error:
+        if store is None or not damaged(error):
+            raise
+        return _without_the_view(fn, store, kind, error, again)
+
+
+# What DuckDB says of a database file whose blocks are not what it wrote (a disk fault, a
+# stray write): the view's, the only file a command reads through DuckDB.
+DAMAGE = ("Corrupt database file", "does not match stored checksum")
+
+
+def damaged(error: BaseException) -> bool:
+    return any(words in str(error) for words in DAMAGE)
+
+
+def _without_the_view(fn: Callable[[], T], store, kind: str, error: BaseException,
+                      again: bool) -> T:
+    """The view is derived, never needed (docs/format.md): a damaged one is deleted, said in
+    the line a view that cannot be used gets, and the command runs again from the log; unless
+    it wrote before it found the damage, or the view cannot be deleted, or this is the run
+    again: then one line says so (exit 2)."""
+    from ..store import view
+    from ..store.commits import WRITTEN
+    from ..store.logfile import StorePaths
+    from .lines import say
+    paths = StorePaths(Path(store))
+    why = f"the view is damaged ({str(error).splitlines()[0]})"
+    failed = view.discard(paths)
+    if failed is not None:
+        say(f"error: {paths.root}: {why}, and it could not be deleted ({failed.strerror}): "
+            f"delete {paths.cache} and run the command again")
+        raise typer.Exit(2) from None
+    if WRITTEN or not again:
+        say(f"error: {paths.root}: {why}; it was deleted: run the command again (what it wrote "
+            f"is in the log: `inspector audit --log {paths.root}` lists it)" if WRITTEN else
+            f"error: {paths.root}: {why}; it was deleted: run the command again")
+        raise typer.Exit(2) from None
+    say(f"{paths.root}: read the whole log again: {why}; it was deleted")
+    return run(fn, store, kind, again=False)
 
 
 INTERRUPTED = 130       # 128 + SIGINT, as a shell reports a command ctrl-c ended

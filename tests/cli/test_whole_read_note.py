@@ -103,3 +103,58 @@ def test_the_reason_escapes_what_it_names(sample, tmp_path):
     result = inspector("held", root, subprocess_run=True)
     shown = str(root).replace("\x1b", "\\x1b").replace("\x07", "\\x07")
     assert (result.code, result.stderr) == (0, f"{shown}: read the whole log again: {REPLACED}\n")
+
+
+# -- a view whose blocks are damaged (a disk fault, a stray write) --------------------------
+
+def damaged_store(tmp_path, monkeypatch) -> tuple[Path, list]:
+    """A store of 300 entries with its view; then 4 KiB of the view's second block overwritten
+    (a block every command reads: helper-58's case). Returns the store and `beliefs --json`
+    from the sound view."""
+    root, feed = tmp_path / "s", tmp_path / "feed.jsonl"
+    feed.write_text("".join(json.dumps({
+        "id": f"E{i}", "entity": f"user:{i % 20}", "attribute": f"attr{i % 7}",
+        "value": f"value number {i}", "kind": "observation", "source": "tool:t",
+        "observed_at": "2025-01-01T00:00:00Z", "subject": f"user:{i % 20}"}) + "\n"
+        for i in range(300)))
+    # The view as the product writes it (from 64 KiB of log on, at the first read: here,
+    # `beliefs`), not as the other tests keep one from the first byte on.
+    monkeypatch.setenv("INSPECTOR_VIEW_MIN_BYTES", "65536")
+    assert inspector("init", root, subprocess_run=True).code == 0
+    assert inspector("ingest", root, feed, subprocess_run=True).code == 0
+    sound = beliefs(inspector("beliefs", root, "--json", subprocess_run=True).stdout)
+    view = root / ".inspector" / "view.duckdb"
+    assert view.stat().st_size > 80 * 4096 + 4096
+    with open(view, "r+b") as f:
+        f.seek(80 * 4096)
+        f.write(b"\xff" * 4096)
+    return root, sound
+
+
+def beliefs(stdout: str) -> list:
+    return json.loads(stdout)["beliefs"]
+
+
+def test_a_damaged_view_is_deleted_and_the_command_answers_from_the_log(tmp_path, monkeypatch):
+    """It was a traceback in every command but `held` (`beliefs`, `show`, `erase` …), until
+    someone deleted .inspector by hand (helper-58, stop 54)."""
+    root, sound = damaged_store(tmp_path, monkeypatch)
+    result = inspector("beliefs", root, subprocess_run=True)    # reads the damaged block
+    assert (result.code, result.stdout.splitlines()[-1].split(",")[0]) == (0, "140 beliefs")
+    assert result.stderr.startswith(f"{root}: read the whole log again: the view is damaged "
+                                    "(Corrupt database file: ")
+    assert result.stderr.endswith("); it was deleted\n") and result.stderr.count("\n") == 1
+    again = inspector("beliefs", root, "--json", subprocess_run=True)   # from the new view
+    assert (again.code, beliefs(again.stdout), again.stderr) == (0, sound, "")
+    assert len(sound) == 140
+
+
+def test_an_erasure_over_a_damaged_view_erases(tmp_path, monkeypatch):
+    root, _ = damaged_store(tmp_path, monkeypatch)
+    result = inspector("erase", root, "--subject", "user:3", "--reason", "DSR-1", "--json",
+                       subprocess_run=True)
+    assert result.code == 0, result.stderr
+    certificate = json.loads(result.stdout)["certificate"]
+    assert certificate["erased_ids"] == sorted(f"E{i}" for i in range(3, 300, 20))
+    log = (root / "events.jsonl").read_text()
+    assert "value number 3\"" not in log and "value number 283" not in log
