@@ -205,7 +205,8 @@ def _focus(store: Store, rows: dict[str, dict], affected: list[str]) -> list[tup
     """Keys whose beliefs the plan can change: the affected entries' and their dependents'."""
     down = [i for (i,) in store.con.execute(sql("descendants_of"), {"ids": affected}).fetchall()]
     rows = {**rows, **_rows(store, [i for i in down if i not in rows])}
-    return sorted({(r["entity"], r["attribute"]) for r in rows.values() if r["entity"] is not None})
+    return sorted({(r["entity"], r["attribute"]) for r in rows.values()
+                   if r["entity"] is not None and r["attribute"] is not None})   # malformed: no key
 
 
 def belief_changes(store: Store, drafts: list[dict], keys: list[tuple[str, str]]) -> list[dict]:

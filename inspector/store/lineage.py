@@ -30,7 +30,8 @@ class Lineage:
 
 def ancestors(con: duckdb.DuckDBPyConnection, memory_id: str) -> tuple[list[str], list[str], int]:
     """(present ancestors, dangling cited ids, count of cited entries hidden by the filter)."""
-    ids = [i for (i,) in con.execute(sql("lineage_ancestors"), {"id": memory_id}).fetchall()]
+    ids = [i for (i,) in con.execute(sql("lineage_ancestors"), {"id": memory_id}).fetchall()
+           if i is not None]                 # a malformed entry's `null` citation: no id
     known = dict(con.execute(sql("lineage_presence"), {"ids": ids}).fetchall()) if ids else {}
     present = [i for i in ids if known.get(i) and i != memory_id]
     dangling = [i for i in ids if i not in known]
@@ -60,9 +61,12 @@ def lineage(con: duckdb.DuckDBPyConnection, memory_id: str) -> Lineage:
 
 
 def cycles(edges: list[tuple[str, str]]) -> list[list[str]]:
-    """Strongly connected components with a cycle (Tarjan, iterative), each sorted."""
+    """Strongly connected components with a cycle (Tarjan, iterative), each sorted. A
+    citation of no id (a malformed entry's `null` in its justification) links nothing."""
     graph: dict[str, list[str]] = {}
     for src, dst in edges:
+        if src is None or dst is None:
+            continue
         graph.setdefault(src, []).append(dst)
         graph.setdefault(dst, [])
     index: dict[str, int] = {}
