@@ -102,7 +102,9 @@ class ErasurePlan:
         return self.erased
 
     def done(self) -> str:
-        return f"erased {len(self.erased)} entries; certificate {self.certificate['id']}"
+        count = len(self.erased)
+        return (f"erased {count} {'entry' if count == 1 else 'entries'}; "
+                f"certificate {self.certificate['id']}")
 
 
 def _check(request: Request) -> None:

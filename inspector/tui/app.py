@@ -35,6 +35,8 @@ from .session import Session, apply_action, plan_action
 from .spec import Status
 
 LIVE_POLL_S = 0.1          # an os.stat of the log: another process's append is seen within 0.1 s
+IGNORED = ("Keys typed while the last action was written were ignored: type them again if you "
+           "meant them.")
 # Keys typed while a dialog writes were meant for that dialog or the next one, never for the
 # table behind: from a key that reaches a writing dialog, every key that follows within this
 # many seconds of the one before is dropped, also once the dialog has closed.
@@ -73,6 +75,7 @@ class InspectorApp(App):
         self._quiet_until = 0.0        # keys before this (event time) are a write's typeahead
         self._closed_at = 0.0          # when the last writing dialog closed
         self._told_for = 0.0           # the close whose dropped keys the operator was told of
+        self._told_during = None       # the writing dialog whose dropped keys they were told of
 
     def on_mount(self) -> None:
         if self.config.get("theme"):
@@ -281,14 +284,16 @@ class InspectorApp(App):
             return
         if isinstance(top, TypeAhead) and getattr(top, "writing", False):
             self._quiet_until = max(self._quiet_until, event.time + TYPED_DURING_WRITE_S)
+            if self._told_during is not top:      # once a write: the dialog's fields are off
+                self._told_during = top
+                self.notify(IGNORED, severity="warning", timeout=6)
         elif not isinstance(top, ModalScreen) and \
                 (event.time < self._closed_at or event.time < self._quiet_until):
             event.prevent_default()
             event.stop()
             if self._told_for != self._closed_at:
                 self._told_for = self._closed_at
-                self.notify("Keys typed while the last action was written were ignored: "
-                            "type them again if you meant them.", severity="warning", timeout=6)
+                self.notify(IGNORED, severity="warning", timeout=6)
             self._quiet_until = max(self._quiet_until, min(event.time + TYPED_DURING_WRITE_S,
                                                             self._closed_at + DROP_AFTER_CLOSE_S))
         elif isinstance(top, TypeAhead) and top.stale(event):
@@ -368,6 +373,8 @@ class InspectorApp(App):
     def _written(self, dialog, result) -> None:
         """The write is done: close the dialog, clear the marks it acted on, say what it did."""
         self._closed_at = get_time()
+        if self._told_during is dialog:             # told already, while it wrote
+            self._told_for = self._closed_at
         dialog.done(result)
         origin = self._origin
         cleared = origin.clear_marks() if origin is not None else 0

@@ -189,6 +189,30 @@ def test_a_mark_whose_row_leaves_the_table_is_dropped_and_said(tmp_path):
     run(main())
 
 
+def test_a_marked_belief_row_that_leaves_is_named_by_its_id_and_scope(tmp_path):
+    """A belief row's key is its id and scope joined by a control character, which the notice
+    showed escaped ("A0\\x1fuser:42": helper-59, stop 54)."""
+    store = private_copy("multi-tenant", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            beliefs = table(app, "#beliefs")
+            await wait_rows(pilot, "#beliefs", 5)
+            row = beliefs.row_at(0)
+            await pilot.press("space")
+            before = state_of(store, row["memory_id"])
+            append(store, event_draft("quarantine", row["memory_id"], "operator:bob", before=before,
+                                      after={**before, "status": "quarantined"}, reason="x"))
+            await until(pilot, lambda: not beliefs.marked, what="the mark to go")
+            return row["memory_id"], row["scope"], notices(app)
+    memory_id, scope, told = run(main())
+    assert (memory_id, scope) == ("T6", "tenant:acme")
+    assert ("1 marked row has left the table (changed by another process, or no longer shown): "
+            "T6 (in tenant:acme). Unmarked.") in told
+
+
 # -- 2. nothing leaks through a refused or closed dialog -------------------------------------------
 
 def lineage_store(root: Path) -> Path:

@@ -16,6 +16,7 @@ from test_console import (WIDE, append, erase_dialog, erasure_preview, held, is_
                           notices, review_store, statics, table, wait_rows)
 from tuikit import events, loaded, make_app, private_copy, ready, run, settle, until
 from inspector.store.append import event_draft
+from inspector.tui.app import IGNORED
 from inspector.tui.widgets.detail import DetailPane
 
 QUEUE = [f"U{i}" for i in range(1, 5)]
@@ -101,6 +102,37 @@ def test_after_a_jump_an_action_acts_on_the_pane_until_the_cursor_moves(tmp_path
     assert ids == ((rowless,) if acts_on == "jumped" else (first,))
 
 
+def test_a_jump_outlives_rows_another_process_appended(tmp_path):
+    """After a jump, another process appends an unrelated entry: the table takes it (its rows
+    are loaded again, the cursor on the same row), and the pane stays on the entry jumped to,
+    and so does an action. The reload sent the pane back to the cursor's row, and Q with it,
+    without a word (helper-59, stop 54)."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            beliefs = await beliefs_ready(pilot)
+            rows = beliefs.row_count
+            shown = {beliefs.row_at(i)["memory_id"] for i in range(rows)}
+            rowless = next(i for (i,) in app.session.store.con.execute(
+                "SELECT memory_id FROM entries ORDER BY 1").fetchall() if i not in shown)
+            app.screen.go_to(rowless)
+            pane = app.screen.query_one(DetailPane)
+            await until(pilot, lambda: pane.target == rowless, what="the jump")
+            await settle(pilot)
+            append(store, event_draft("write", "ZZ-1", "agent:other", after=entry(
+                "ZZ-1", entity="zz:unrelated", attribute="note", observed_at="2025-01-01T00:00:00Z")))
+            await until(pilot, lambda: beliefs.row_count == rows + 1, what="the appended row")
+            await settle(pilot)
+            target = pane.target
+            burst(app, "Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            return rowless, target, app.screen.plan.request.ids
+    rowless, target, ids = run(main())
+    assert (target, ids) == (rowless, (rowless,))
+
+
 def test_keys_typed_while_a_write_runs_never_act_on_the_table(tmp_path):
     """"x spam enter x spam enter" at typing speed: the first reject is written with "spam";
     what follows was typed for a dialog that never opened, and "a" (approve) must not reach
@@ -115,10 +147,13 @@ def test_keys_typed_while_a_write_runs_never_act_on_the_table(tmp_path):
             await until(pilot, lambda: len(events(store)) == 5 and not app.pending_write,
                         what="the reject")
             await settle(pilot)
+            told = [n for n in notices(app) if n.startswith("Keys typed while")]
             await pilot.press("enter")            # what a user who thinks it is the reject does
             await settle(pilot)
-            return name_of(app)
-    assert run(main()) == "ReviewScreen"
+            return name_of(app), told
+    # told once, whether the keys came while the dialog wrote (they were dropped without a
+    # word: helper-59, stop 54) or after it closed
+    assert run(main()) == ("ReviewScreen", [IGNORED])
     new = events(store)[4:]
     assert [(e["op"], e["memory_id"], e["body"]["reason"]) for e in new] == [("reject", "U1", "spam")]
 

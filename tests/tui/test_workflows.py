@@ -156,6 +156,22 @@ def test_read_only_offers_no_actions(tmp_path):
     assert len(events(store)) == 7
 
 
+def test_a_read_only_erasure_preview_does_not_offer_to_erase(tmp_path):
+    """It said "Press e to erase", and e did nothing (helper-59, stop 54)."""
+    from test_console import erasure_preview, statics
+    store = private_copy("moved-city", tmp_path / "store")
+
+    async def main():
+        app = make_app(store, read_only=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await erasure_preview(pilot)
+            return [line for line in statics(app) if "Nothing is erased" in line]
+    assert [line.splitlines()[-1] for line in run(main())] == [
+        "Nothing is erased: the store is open read-only (open it without --read-only to erase); "
+        "escape, then / to search another subject."]
+
+
 def test_live_lines_from_another_writer_appear(tmp_path):
     from storegen import entry
     from inspector.store.append import LogWriter, event_draft

@@ -103,6 +103,15 @@ def test_a_reason_without_erased_text_passes(tmp_path, reason):
     assert doc["erased_ids"] == ["A", "S"] and doc["reason"] == reason
 
 
+def test_what_an_erasure_says_it_did_counts_in_words(tmp_path):
+    """"erased 1 entries" (helper-59, stop 54)."""
+    root = guarded_store(tmp_path)
+    one = erase(root, "DSR-5", ids=("K",))            # K alone: nothing rests on it
+    assert one.done() == f"erased 1 entry; certificate {one.certificate['id']}"
+    two = erase(guarded_store(tmp_path / "again"), "DSR-6")
+    assert two.done() == f"erased 2 entries; certificate {two.certificate['id']}"
+
+
 def test_the_walk_over_a_value_never_recurses():
     value: object = "deep-secret-text"
     for _ in range(100_000):

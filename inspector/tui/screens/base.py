@@ -56,7 +56,9 @@ class InspectorScreen(Screen):
         # The cursor row (and the table's highlight count) when a jump pointed the pane away
         # from the cursor's entry (a rival, a lineage node); None while the pane follows the
         # cursor. Any move since, even back to the same row, means the cursor's row again.
-        self._jumped_at: tuple[int, int] | None = None
+        # Where the cursor was when the pane jumped away from its row: (row, the table's
+        # highlights then, the row's key), so that actions follow the jump until it moves.
+        self._jumped_at: tuple[int, int, str | None] | None = None
 
     def _show_status(self, status: Status) -> None:
         self.query_one(StoreHeader).show(status)
@@ -146,7 +148,7 @@ class InspectorScreen(Screen):
         self.query_one(KeyBar).marks = event.count
         if event.dropped:
             # Which rows: the operator marked them to act on them, and must know which were not.
-            gone = [render(str(key), one_line=True) for key in event.dropped[:MARKS_NAMED]]
+            gone = [_row_named(str(key)) for key in event.dropped[:MARKS_NAMED]]
             more = len(event.dropped) - len(gone)
             named = ", ".join(gone) + (f" and {more} more" if more else "")
             self.notify(f"{len(event.dropped)} marked {'row has' if len(event.dropped) == 1 else 'rows have'} "
@@ -159,6 +161,8 @@ class InspectorScreen(Screen):
 
     @on(VirtualTable.Highlighted)
     def _cursor_moved(self, event: VirtualTable.Highlighted) -> None:
+        if self._jump_kept(event):
+            return
         self._jumped_at = None
         panes = self.query(DetailPane)
         if not panes:
@@ -167,6 +171,22 @@ class InspectorScreen(Screen):
             self.show_row(event.row)
         elif event.table.row_count == 0:
             panes.first().clear(event.table.empty if event.table.narrow is None else "")
+
+    def _jump_kept(self, event: VirtualTable.Highlighted) -> bool:
+        """Rows another process changed, the cursor still on the row it was on at the jump:
+        the pane stays on the entry jumped to, and actions with it (a live append sent the
+        pane back to the table's row, and Q to that row's entry, without a word: helper-59).
+        The entry jumped to is read again (the append may have changed it)."""
+        jumped, table = self._jumped_at, event.table
+        if jumped is None or not event.reloaded:
+            return False
+        if event.row is not None and table._key_of(event.row, event.index) != jumped[2]:
+            return False
+        self._jumped_at = (table.cursor_row, table.highlights, jumped[2])
+        target = self.query_one(DetailPane).target
+        if event.row is not None and target is not None:
+            self.load_detail(target, None)
+        return True
 
     def show_row(self, row) -> None:
         """The detail of a table row (Beliefs judges it in the row's context)."""
@@ -226,7 +246,12 @@ class InspectorScreen(Screen):
         """Point the pane at `memory_id`, away from the cursor's entry until the cursor moves
         (a jump that moves the cursor to the entry's row, as Beliefs' may, follows it again)."""
         table = self.main_table()
-        self._jumped_at = (table.cursor_row, table.highlights) if table is not None else None
+        if table is None:
+            self._jumped_at = None
+        else:
+            row = table.row_at(table.cursor_row)
+            key = table._key_of(row, table.cursor_row) if row is not None else None
+            self._jumped_at = (table.cursor_row, table.highlights, key)
         self.show_jumped(memory_id)
 
     def show_jumped(self, memory_id: str) -> None:
@@ -320,7 +345,8 @@ class InspectorScreen(Screen):
             return sorted({row["memory_id"] for row in marked})
         panes = self.query(DetailPane)
         target = panes.first().target if panes else None
-        if target is not None and self._jumped_at == (table.cursor_row, table.highlights):
+        if target is not None and self._jumped_at is not None \
+                and self._jumped_at[:2] == (table.cursor_row, table.highlights):
             return [target]
         row = table.row_at(table.cursor_row)
         return [row["memory_id"]] if row is not None else []
@@ -328,3 +354,11 @@ class InspectorScreen(Screen):
     def visible_ids(self, ids: list[str]) -> set[str]:
         """Which of `ids` this screen shows (the plan says how many it does not); worker thread."""
         return self.app.session.visible(self.SPEC, ids)
+
+
+def _row_named(key: str) -> str:
+    """A table row's key as the operator knows the row: its id, and the scope of a belief row
+    (whose key is the id and the scope, joined by a unit separator: tui_beliefs_source)."""
+    memory_id, _, scope = key.partition(chr(31))
+    shown = render(memory_id, one_line=True)
+    return f"{shown} (in {render(scope, one_line=True)})" if scope else shown

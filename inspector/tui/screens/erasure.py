@@ -180,8 +180,13 @@ class ErasureScreen(InspectorScreen):
         self._plan = plan
         rows = self.app.session.erasure_rows(plan)
         summary = Text(f"{would_erase(plan)}\n", style="bold")
-        summary.append("Nothing is erased yet. Press e to erase (you will type the subject to "
-                       "confirm); escape, then / to search another subject.", style="dim")
+        if self.app.session.read_only:
+            summary.append("Nothing is erased: the store is open read-only (open it without "
+                           "--read-only to erase); escape, then / to search another subject.",
+                           style="dim")
+        else:
+            summary.append("Nothing is erased yet. Press e to erase (you will type the subject "
+                           "to confirm); escape, then / to search another subject.", style="dim")
         self.app.call_from_thread(self._show_preview, summary, rows)
 
     def _show_preview(self, summary: Text, rows: list[dict]) -> None:

@@ -120,7 +120,10 @@ class VirtualTable(ScrollView, can_focus=True):
     STRIP_CACHE_SIZE: ClassVar[int] = 400
 
     class Highlighted(_RowMessage):
-        """The cursor moved, or the row under it arrived from a fetch."""
+        """The cursor moved, or the row under it arrived from a fetch. `reloaded`: not a move
+        of the operator's, but a new source (rows another process changed) or its row."""
+
+        reloaded = False
 
     class Chosen(_RowMessage):
         """Enter (or a double click) on a row."""
@@ -473,7 +476,7 @@ class VirtualTable(ScrollView, can_focus=True):
             self.call_after_refresh(self._rescroll, top)
         self.refresh()
         self.post_message(self.Loaded(self, message.count))
-        self._post_highlighted()
+        self._post_highlighted(reloaded=True)
 
     def _anchor_keys(self) -> list:
         """The keys a reload looks for to put the cursor back: its row's, then those of the
@@ -498,7 +501,7 @@ class VirtualTable(ScrollView, can_focus=True):
         if low <= high:
             self.refresh_lines(low + 1, high - low + 1)
         if self._awaiting_cursor_row and first <= self._cursor <= last:
-            self._post_highlighted()
+            self._post_highlighted(reloaded=True)
 
     @on(_Failed)
     def _report_failure(self, message: _Failed) -> None:
@@ -672,11 +675,13 @@ class VirtualTable(ScrollView, can_focus=True):
         self._scroll(target)
         return True
 
-    def _post_highlighted(self) -> None:
+    def _post_highlighted(self, reloaded: bool = False) -> None:
         self.highlights += 1
         row = self.row_at(self._cursor)
         self._awaiting_cursor_row = row is None and self._row_count > 0
-        self.post_message(self.Highlighted(self, self._cursor, row))
+        message = self.Highlighted(self, self._cursor, row)
+        message.reloaded = reloaded
+        self.post_message(message)
 
     def _want(self, page: int) -> None:
         requests = self._requests
