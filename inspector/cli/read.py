@@ -5,6 +5,8 @@ too; secret values masked unless --reveal-secrets)."""
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import List, Optional
 
@@ -249,8 +251,12 @@ def diff(store: Path,
 def _inside_but_not_reports(store: Path, out: Path) -> bool:
     """Whether `out` lands in the store's directory, but not under its reports/ (links and
     `..` followed as far as they exist)."""
-    root, where = store.resolve(), out.parent.resolve() / out.name
+    root, where = store.resolve(), _resolved(out)
     return where.is_relative_to(root) and not where.is_relative_to(root / "reports")
+
+
+def _resolved(out: Path) -> Path:
+    return out.parent.resolve() / out.name
 
 
 @app.command()
@@ -272,6 +278,11 @@ def report(store: Path,
         if out == "":           # Path("") is ".", which names no file
             raise BadInput("--out '' names no file: give the path of a new file, or leave --out "
                            "out to write under the store's reports/")
+        if out is not None and (out.endswith(("/", os.sep)) or Path(out).is_dir()
+                                or _resolved(Path(out)) == store.resolve() / "reports"):
+            raise BadInput(f"--out {out}: a directory, not a file: give the path of a new file "
+                           "(reports/NAME inside the store), or leave --out out to write under "
+                           "the store's reports/; nothing written")
         if out is not None and _inside_but_not_reports(store, Path(out)):
             raise BadInput(f"--out {out}: inside the store but outside its reports/, where erasure "
                            "would neither find nor delete it: write it under reports/ (leave "

@@ -195,6 +195,21 @@ def test_out_inside_the_store_but_outside_reports_is_refused(store, where):
     assert sorted(p.relative_to(store) for p in store.rglob("*")) == before
 
 
+@pytest.mark.parametrize("where", ["reports", "reports/", "{tmp}/"])
+def test_out_naming_a_directory_is_refused(store, tmp_path, where):
+    """`--out STORE/reports/` wrote a file named reports beside the log (reports/ did not exist
+    yet), which then refused every erasure and every report (helper-58, stop 54)."""
+    target = where.format(tmp=tmp_path) if where.startswith("{") else f"{store}/{where}"
+    before = sorted(p.relative_to(store) for p in store.rglob("*"))
+    result = inspector("report", store, "--out", target)
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (f"error: --out {target}: a directory, not a file: give the path of "
+                             "a new file (reports/NAME inside the store), or leave --out out to "
+                             "write under the store's reports/; nothing written\n")
+    assert sorted(p.relative_to(store) for p in store.rglob("*")) == before
+    assert inspector("report", store).code == 0              # reports/ is still free to make
+
+
 def test_a_linked_reports_directory_is_refused(store, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
