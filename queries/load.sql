@@ -212,6 +212,8 @@ UPDATE staged SET malformed = CASE
     WHEN not_text = 'source' OR coalesce(s.source, '') = '' THEN 'field "source" must be a non-empty string'
     WHEN not_text = 'layer' OR s.layer = '' THEN 'field "layer" must be a non-empty string'
     WHEN not_text = 'scope' THEN 'field "scope" must be a string'
+    WHEN length(s.scope) - length(replace(s.scope, '/', '')) >= $max_segments
+        THEN 'field "scope" must have at most ' || $max_segments || ' segments'
     WHEN NOT list_contains($kinds, s.kind)
         THEN 'field "kind" must be observation, claim, inference or summary'
     WHEN s.layer IS NOT NULL AND NOT list_contains($layers, s.layer)

@@ -15,6 +15,10 @@ from datetime import datetime, timezone
 from .model import ENTRY_REQUIRED, KINDS, LAYERS, STATUSES, TIME_FIELDS, is_rfc3339, is_source
 
 MAX_DEPTH = 64
+# A scope is a path of at most this many segments ("tenant:acme/user:alice": 2). Judging an
+# entry reads its scope's every ancestor, so a deeper one cost the square of its depth (one
+# line of 6,000 segments took `beliefs` to 2.1 GB; 20,000 ran out of memory: helper-58).
+MAX_SCOPE_SEGMENTS = 32
 INT_MIN, INT_MAX = -(2 ** 31), 2 ** 31 - 1
 STRING_FIELDS = ("id", "entity", "attribute", "kind", "source", "layer", "scope")
 OPTIONAL_STRINGS = ("subject", "context", "retention", "sensitivity", "held_reason")
@@ -42,6 +46,8 @@ def _strings(entry: dict) -> str | None:
         if name == "scope":
             if not isinstance(value, str):
                 return 'field "scope" must be a string'
+            if value.count("/") >= MAX_SCOPE_SEGMENTS:
+                return f'field "scope" must have at most {MAX_SCOPE_SEGMENTS} segments'
         elif not isinstance(value, str) or not value:
             return f'field "{name}" must be a non-empty string'
     return None

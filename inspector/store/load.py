@@ -23,7 +23,7 @@ from .batches import whole_tail
 from .chain import GENESIS, line_bytes, seal_after
 from .errors import LogProblem, LogReplaced
 from .logfile import StorePaths, Tail, decode_lines, last_line, read_lines, store_paths, warn_once
-from .contract import value_problem
+from .contract import MAX_SCOPE_SEGMENTS, value_problem
 from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
 from .queries import sql
 from . import coldload, connection, view, viewbuild
@@ -286,7 +286,7 @@ class Store:
             raise LogProblem(*problems[0], more=len(problems) - 1, store=str(self.paths.root))
         self.con.execute(sql("staged_malformed"), {
             "kinds": list(KINDS), "statuses": list(STATUSES), "layers": list(LAYERS),
-            "source_re": SOURCE_RE})
+            "source_re": SOURCE_RE, "max_segments": MAX_SCOPE_SEGMENTS})
         # Fields the SQL does not judge (unknown extras): the first problem in the state's
         # order, the value's included.
         for line_no, problem in extras.items():

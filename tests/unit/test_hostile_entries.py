@@ -39,7 +39,7 @@ HOSTILE = {
     "value": [math.inf, -math.inf, math.nan, deep(65), deep(3000), {"a": [math.inf]}],
     "kind": ["rumour", 7],
     "status": ["weird"],
-    "scope": [5, ["a"]],
+    "scope": [5, ["a"], "/".join(["s:1"] * 33), "/".join(f"s:{i}" for i in range(6000))],
     "tags": [[1, 2], "x", [""]],
     "justification": [["ok", 3], "M1"],
     "entity": ["", 12],
@@ -353,6 +353,8 @@ FIELD_VALUES = st.one_of(
 @example(mutations={"x": 10 ** 30}, dropped=set())
 @example(mutations={"value": 10 ** 30}, dropped=set())
 @example(mutations={}, dropped={"value"})
+@example(mutations={"scope": "/".join(["t"] * 32)}, dropped=set())     # as deep as it may be
+@example(mutations={"scope": "/".join(["t"] * 33)}, dropped=set())
 def test_sql_and_python_judge_entries_alike(tmp_path_factory, mutations, dropped):
     state = {**entry("M1", "svc", "k", "v"), **mutations}
     for name in dropped:

@@ -21,6 +21,7 @@ import pytest
 from inspector.store import beliefs, gate, macros, queries, stepwise
 from inspector.store.actions import Request
 from inspector.store.append import event_draft
+from inspector.store.contract import MAX_SCOPE_SEGMENTS
 from inspector.store.load import SOURCE_RE, Store
 from inspector.store.model import KINDS, LAYERS, OPS, STATUSES
 from inspector.store.queries import sql
@@ -330,7 +331,8 @@ def test_staged_lines_and_their_state_problems(bc):
     con.execute(sql("staged"))
     assert rows(con, "state_problems") == [(2, 2, "body.after.id does not match memory_id")]
     con.execute(sql("staged_malformed"), {"kinds": list(KINDS), "statuses": list(STATUSES),
-                                          "layers": list(LAYERS), "source_re": SOURCE_RE})
+                                          "layers": list(LAYERS), "source_re": SOURCE_RE,
+                                          "max_segments": MAX_SCOPE_SEGMENTS})
     assert table(con, "SELECT line_no, malformed FROM staged WHERE malformed IS NOT NULL") == [
         (3, 'field "kind" must be observation, claim, inference or summary')]
     assert rows(con, "staged_counts") == [(3, 1)]
