@@ -1,7 +1,9 @@
 """The incident report as Markdown: the same sections as the HTML page, tables for the lists,
 and each lineage as a text tree in a fenced block. Untrusted text goes through the sanitizer,
 is HTML-escaped (a Markdown viewer renders raw HTML) and has Markdown's own punctuation
-escaped, so a value can neither add a link, an image or a table cell nor close a fence."""
+escaped, so a value can neither add a link, an image or a table cell nor close a fence. What a
+GFM viewer would turn into a link by itself (a URL, `www.` and a host, an e-mail address, which
+no escape stops) is shown as code."""
 
 from __future__ import annotations
 
@@ -16,6 +18,12 @@ from .incident import Incident, Picture
 
 VALUE_CHARS = 400
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~!#])")
+# GFM's extended autolinks (a scheme and ://, www., an e-mail address with or without mailto:
+# or xmpp:): a code span is never one. The span holds no backtick, pipe, space, angle bracket,
+# quote or parenthesis, and ends before trailing punctuation, as GFM's own links do.
+_URL_TAIL = r"(?:[^\s`|<>\"'()]*[^\s`|<>\"'().,;:!?])?"
+_LINKISH = re.compile(rf"[A-Za-z][A-Za-z0-9+.-]*://{_URL_TAIL}|www\.{_URL_TAIL}"
+                      r"|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9_-]+)+")
 
 
 def md(value, limit: int | None = None) -> str:
@@ -23,7 +31,15 @@ def md(value, limit: int | None = None) -> str:
     shown = render(as_str(value), one_line=True)
     if limit is not None and len(shown) > limit:
         shown = f"{shown[:limit]}… ({len(shown)} chars)"
-    return _MD_SPECIAL.sub(r"\\\1", escape(shown, quote=False))
+    parts, at = [], 0
+    for link in _LINKISH.finditer(shown):
+        parts += [_plain(shown[at:link.start()]), f"`{link.group(0)}`"]
+        at = link.end()
+    return "".join([*parts, _plain(shown[at:])])
+
+
+def _plain(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", escape(text, quote=False))
 
 
 def ident(value) -> str:

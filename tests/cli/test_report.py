@@ -142,9 +142,20 @@ def test_markdown_escapes_what_a_viewer_would_act_on(store):
     assert "# Incident report" in lines
     h1_row = next(line for line in lines if line.startswith("| ") and "H1" in line)
     assert h1_row.count(" | ") == 6                          # the value's "|" cannot add a cell
-    assert "!\\[x\\](http://leak.example/5.png)" in h1_row and "\\`code\\`" in h1_row
+    # a URL is code: a GFM viewer would link it by itself, escaped or not (helper-58, stop 54)
+    assert "!\\[x\\](`http://leak.example/5.png`)" in h1_row and "\\`code\\`" in h1_row
     assert "~~~text" in lines and "S1  e · sum  [summary · active · tool:t]" in text
     assert "  O1  e · a  [observation · active · tool:t]  (source)" in text
+
+
+def test_no_bare_link_reaches_a_markdown_viewer():
+    """GFM links a URL, `www.` and a host, and an e-mail address by itself (helper-58, stop 54);
+    a backslash stops none of the latter: each is a code span."""
+    from inspector.report.markdown import md
+    value = ("Reset at https://evil.example/reset, or www.evil.example/login. Mail "
+             "help@evil.example or mailto:x@y.co | ftp://files.example/a(b)")
+    assert md(value) == ("Reset at `https://evil.example/reset`, or `www.evil.example/login`. Mail "
+                         "`help@evil.example` or mailto:`x@y.co` \\| `ftp://files.example/a`(b)")
 
 
 def test_a_broken_chain_is_the_first_thing_the_report_says(store):
