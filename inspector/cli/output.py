@@ -9,6 +9,8 @@ masked (`inspector.present.mask`) unless `--reveal-secrets`; `--json` carries th
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -30,6 +32,16 @@ def console(stderr: bool = False, width: int | None = None) -> Console:
     """A console that never parses markup; `width` None: the terminal's (or $COLUMNS)."""
     return Console(stderr=stderr, markup=False, emoji=False, highlight=False,
                    width=width, soft_wrap=False)
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
+
+
+def field_name(name: str) -> Text:
+    """An extra field's name as written, unless it is a plain identifier quoted as JSON in
+    ASCII (every space and invisible character then shows as itself or an escape): "status "
+    (a trailing space) or "status\u00a0" read as a second `status` line (helper-58, stop 54)."""
+    return cell(name) if _PLAIN_NAME.fullmatch(name) else Text(json.dumps(name))
 
 
 def cell(value: Any, max_chars: int | None = None) -> Text:
@@ -204,7 +216,7 @@ def print_show(doc: dict, display: Display = PLAIN) -> None:
         if entry.get(name) not in (None, [], ""):
             line(out, Text(f"  {name:<15}", style="dim"), value_text(entry[name]))
     for name in sorted(set(entry) - set(SHOWN_FIELDS) - {"entity", "attribute", "value"}):
-        named = cell(name)          # an unknown extra field, kept as written: its name is untrusted
+        named = field_name(name)    # an unknown extra field, kept as written: untrusted
         line(out, Text("  "), named, Text(" " * max(1, 15 - named.cell_len)), value_text(entry[name]))
     if doc.get("why"):
         line(out, Text(f"why: {doc['why']}" if doc["reason"] == "belief" else

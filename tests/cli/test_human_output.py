@@ -136,9 +136,16 @@ def test_a_hostile_id_reaches_no_terminal_as_control(tmp_path, command):
 
 
 def test_show_prints_unknown_extra_fields_as_written(tmp_path):
+    """A name that is not a plain identifier is quoted as JSON, so no space or invisible
+    character in it can make it read as one of the entry's own fields ("status " and
+    "status\u00a0" read as a second `status` line: helper-58, stop 54)."""
     root = build(tmp_path / "s", [(day("01:00:00"), "write",
                                    {**entry("E1", attribute="a"), "legal_hold": True,
-                                    "x\x1b[31m": {"k": [1, 2]}})])
+                                    "x\x1b[31m": {"k": [1, 2]}, "status ": "quarantined",
+                                    "held_reason\u00a0": "secret"})])
     lines = run(root, "show", "E1", columns=200).splitlines()
     assert "  legal_hold     true" in lines
-    assert "  x\\x1b[31m      {\"k\": [1, 2]}" in lines
+    assert '  "x\\u001b[31m"  {"k": [1, 2]}' in lines
+    assert '  "status "      quarantined' in lines
+    assert '  "held_reason\\u00a0" secret' in lines
+    assert [line for line in lines if line.lstrip().startswith("status")] == ["  status         active"]
