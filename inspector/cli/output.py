@@ -379,10 +379,16 @@ def print_certificate(doc: dict, display: Display = PLAIN) -> None:
     line(out, f"  counts         {counts}")
     for label, key in (("erased", "erased_ids"), ("retained", "retained_ids")):
         _print_ids(out, f"  {label:<14}", cert[key])
-    line(out, f"  redacted seqs  {len(cert['redacted_seqs'])}")
+    seqs = cert["redacted_seqs"]
+    more = f" and {len(seqs) - SEQS_NAMED} more (the certificate lists them)" \
+        if len(seqs) > SEQS_NAMED else ""
+    line(out, f"  redacted seqs  {', '.join(map(str, seqs[:SEQS_NAMED])) or '(none)'}{more}")
     line(out, f"  head before    {cert['head_before']}")
     if cert["head_after"]:
         line(out, f"  head after     {cert['head_after']}")
+
+
+SEQS_NAMED = 20     # the seqs an erasure redacted, named on screen (the certificate has them all)
 
 
 def print_findings(doc: dict, display: Display = PLAIN) -> None:

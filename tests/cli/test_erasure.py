@@ -59,6 +59,14 @@ def test_a_dry_run_erases_nothing(sample):
     assert (store / "events.jsonl").read_bytes() == before and not (store / "certificates").exists()
 
 
+def test_the_human_erasure_names_the_seqs_it_redacted(sample):
+    """It printed "redacted seqs  6", a count under a label that names seqs (helper-58)."""
+    store = sample("moved-city")
+    out = inspector("erase", store, "--subject", "user:42", "--reason", "DSR-7",
+                    "--operator", "dana").stdout.splitlines()
+    assert "  redacted seqs  1, 2, 3, 4, 5, 6" in out
+
+
 def test_a_later_write_about_the_subject_is_held(sample, tmp_path):
     store = sample("moved-city")
     erase(store, "--subject", "user:42", "--reason", "DSR-2291")
