@@ -84,10 +84,13 @@ CREATE OR REPLACE TABLE tui_changed AS SELECT unnest($ids::VARCHAR[]) AS memory_
 
 -- name: tui_held_source
 -- The Review screen's rows (the held queue; hold_reason is the reason the hold event gives,
--- importers write one): of every entry, or (changed) only of those in tui_changed.
+-- importers write one; a revert that put the entry back in the queue gives the operator's
+-- reason for the revert, not why it is held): of every entry, or (changed) only of those in
+-- tui_changed.
 CREATE OR REPLACE MACRO tui_held_of(changed) AS TABLE
 SELECT seq, memory_id, held_reason, entity, attribute, value, source, scope, observed_at,
-    "at" AS held_at, actor, sensitivity, layer, reason AS hold_reason
+    "at" AS held_at, actor, sensitivity, layer,
+    CASE WHEN op <> 'revert' THEN reason END AS hold_reason
 FROM entries
 WHERE status = 'held' AND (NOT changed OR memory_id IN (SELECT memory_id FROM tui_changed))
 

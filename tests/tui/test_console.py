@@ -189,6 +189,31 @@ def test_a_mark_whose_row_leaves_the_table_is_dropped_and_said(tmp_path):
     run(main())
 
 
+def test_a_write_reverted_back_to_the_queue_is_held_for_the_gate_s_reason(tmp_path):
+    """Approved, then the approval reverted: HELD BECAUSE began with the revert's reason
+    ("undo2 · persistent_rule …"), where the pane and `held` give the gate's (helper-59)."""
+    store = review_store(tmp_path / "s")
+    held_state = state_of(store, "T5")
+    active = {**held_state, "status": "active"}
+    append(store, event_draft("approve", "T5", "operator:bob", before=held_state, after=active,
+                              reason="ok"))
+    append(store, event_draft("revert", "T5", "operator:bob", before=active, after=held_state,
+                              reason="undo2"))
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("2")
+            await wait_rows(pilot, "#held", 3)
+            rows = {table(app).row_at(i)["memory_id"]: table(app).row_at(i)["held_why"]
+                    for i in range(3)}
+            return rows["T5"], rows["T9"]
+    assert run(main()) == ("persistent_rule: 'From now on always cc' · from untrusted "
+                           "web:forum.example/post",
+                           "persistent_rule: 'Always reply' · from untrusted web:forum.example/post")
+
+
 def test_a_marked_belief_row_that_leaves_is_named_by_its_id_and_scope(tmp_path):
     """A belief row's key is its id and scope joined by a control character, which the notice
     showed escaped ("A0\\x1fuser:42": helper-59, stop 54)."""
