@@ -90,6 +90,7 @@ class FindingsScreen(EntryTableScreen):
         self.scans_started += 1
         mine = self.scans_started
         self.app.call_from_thread(status.update, Text("scanning …", style="italic"))
+        self.app.call_from_thread(setattr, bar, "display", True)
 
         def progress(fraction: float, label: str) -> None:
             self.app.call_from_thread(bar.update, progress=fraction)
@@ -101,7 +102,9 @@ class FindingsScreen(EntryTableScreen):
             if mine == self.scans_started:
                 self.app.call_from_thread(status.update, Text("scan stopped", style="yellow"))
             return
-        self.app.call_from_thread(bar.update, progress=1.0)
+        # Done: the bar goes, and the summary has the whole line (a finished bar beside it cut
+        # off "… not shown)", the words that say why fewer findings show: helper-59).
+        self.app.call_from_thread(setattr, bar, "display", False)
         self._show_live()
 
     @work(thread=True, exclusive=True, group="scan")
