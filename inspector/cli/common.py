@@ -117,9 +117,9 @@ def _without_the_view(fn: Callable[[], T], store, kind: str, error: BaseExceptio
             f"delete {paths.cache} and run the command again")
         raise typer.Exit(2) from None
     if WRITTEN or not again:
-        say(f"error: {paths.root}: {why}; it was deleted: run the command again (what it wrote "
-            f"is in the log: `inspector audit --log {paths.root}` lists it)" if WRITTEN else
-            f"error: {paths.root}: {why}; it was deleted: run the command again")
+        wrote = f" (what it wrote is in the log: `inspector audit --log {paths.root}` lists it)" \
+            if WRITTEN else ""
+        say(f"error: {paths.root}: {why}; it was deleted: run the command again{wrote}")
         raise typer.Exit(2) from None
     say(f"{paths.root}: read the whole log again: {why}; it was deleted")
     return run(fn, store, kind, again=False)

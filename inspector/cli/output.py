@@ -38,9 +38,9 @@ _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
 
 
 def field_name(name: str) -> Text:
-    """An extra field's name as written, unless it is a plain identifier quoted as JSON in
-    ASCII (every space and invisible character then shows as itself or an escape): "status "
-    (a trailing space) or "status\u00a0" read as a second `status` line (helper-58, stop 54)."""
+    """An extra field's name: as written when it is a plain identifier, else quoted as JSON in
+    ASCII, so every space and invisible character in it shows ("status " with a trailing space,
+    or "status\u00a0", read as a second `status` line: helper-58, stop 54)."""
     return cell(name) if _PLAIN_NAME.fullmatch(name) else Text(json.dumps(name))
 
 

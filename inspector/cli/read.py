@@ -6,7 +6,6 @@ too; secret values masked unless --reveal-secrets)."""
 from __future__ import annotations
 
 import os
-
 from pathlib import Path
 from typing import List, Optional
 

@@ -28,12 +28,24 @@ crash_hook = None
 
 def read_regular(path: Path) -> bytes:
     """The bytes of a file the store keeps (its policy, a certificate), which must be a regular
-    file: a FIFO or a device planted in its place would block or never end the read, so it is
-    opened without waiting and refused (OSError) before anything is read."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    file of its own: a FIFO or a device planted in its place would block or never end the
+    read, so it is opened without waiting and refused (OSError) before anything is read; a
+    symbolic link is not followed, a directory not opened as a file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "a symbolic link, not a regular file", str(path)) from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "a directory, not a regular file" if stat.S_ISDIR(mode)
+                          else "not a regular file", str(path))
+    except BaseException:
+        os.close(fd)
+        raise
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
         os.set_blocking(fd, True)
         return f.read()
 

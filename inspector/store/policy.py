@@ -105,7 +105,8 @@ def load(paths: StorePaths) -> Policy:
     except FileNotFoundError:
         return DEFAULT
     except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read it ({exc}); fix or remove the file") from None
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BadInput(f"{path}: cannot read it ({why}); fix or remove the file") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from clirun import inspector
 from storegen import entry, write_store
 
@@ -14,14 +16,24 @@ def _store(tmp_path):
                                          entry("A1", "user:42", "city", "Lyon", subject="user:42"))])
 
 
-def test_a_fifo_as_policy_toml_is_an_error_naming_it(tmp_path):
+@pytest.mark.parametrize("plant, why", [
+    (os.mkfifo, "not a regular file"),
+    (os.mkdir, "a directory, not a regular file"),       # it said "[Errno 21] Is a directory: 3"
+    (lambda path: os.symlink(path.parent / "elsewhere.toml", path),
+     "a symbolic link, not a regular file"),             # it was read through the link
+])
+def test_a_planted_policy_toml_is_an_error_naming_it(tmp_path, plant, why):
+    """A FIFO is never waited on; a directory is named as one, not by a file descriptor's
+    number; a link is not followed, as no other file of the store's is (helper-58, stop 54)."""
     store = _store(tmp_path)
-    os.mkfifo(store / "policy.toml")
+    (store / "elsewhere.toml").write_text('[[protect]]\nentity = "*"\nattribute = "city"\n'
+                                          'writers = ["operator"]\n')
+    plant(store / "policy.toml")
     for command in (["scan", store], ["policy", "show", store]):
         result = inspector(*command, subprocess_run=True)      # a hang fails at the run's timeout
         assert (result.code, result.stdout) == (2, "")
-        assert result.stderr == (f"error: {store}/policy.toml: cannot read it ([Errno 22] not a "
-                                 f"regular file: '{store}/policy.toml'); fix or remove the file\n")
+        assert result.stderr == (f"error: {store}/policy.toml: cannot read it ({why}); fix or "
+                                 "remove the file\n")
 
 
 def test_a_fifo_as_a_certificate_is_a_missing_certificate_to_audit(tmp_path):

@@ -53,11 +53,10 @@ class InspectorScreen(Screen):
         self._history: list[str] = []      # entries the pane showed before a jump (back)
         self._future: list[str] = []       # and after (forward)
         self._pane_size = 0
-        # The cursor row (and the table's highlight count) when a jump pointed the pane away
-        # from the cursor's entry (a rival, a lineage node); None while the pane follows the
-        # cursor. Any move since, even back to the same row, means the cursor's row again.
-        # Where the cursor was when the pane jumped away from its row: (row, the table's
-        # highlights then, the row's key), so that actions follow the jump until it moves.
+        # The cursor row, the table's highlight count and the row's key when a jump pointed
+        # the pane away from the cursor's entry (a rival, a lineage node); None while the pane
+        # follows the cursor. Any move since, even back to the same row, means the cursor's
+        # row again; a reload that leaves the cursor on that row does not (_jump_kept).
         self._jumped_at: tuple[int, int, str | None] | None = None
 
     def _show_status(self, status: Status) -> None:
@@ -180,7 +179,7 @@ class InspectorScreen(Screen):
         jumped, table = self._jumped_at, event.table
         if jumped is None or not event.reloaded:
             return False
-        if event.row is not None and table._key_of(event.row, event.index) != jumped[2]:
+        if event.row is not None and table.row_key(event.index) != jumped[2]:
             return False
         self._jumped_at = (table.cursor_row, table.highlights, jumped[2])
         target = self.query_one(DetailPane).target
@@ -246,12 +245,8 @@ class InspectorScreen(Screen):
         """Point the pane at `memory_id`, away from the cursor's entry until the cursor moves
         (a jump that moves the cursor to the entry's row, as Beliefs' may, follows it again)."""
         table = self.main_table()
-        if table is None:
-            self._jumped_at = None
-        else:
-            row = table.row_at(table.cursor_row)
-            key = table._key_of(row, table.cursor_row) if row is not None else None
-            self._jumped_at = (table.cursor_row, table.highlights, key)
+        self._jumped_at = None if table is None else \
+            (table.cursor_row, table.highlights, table.row_key(table.cursor_row))
         self.show_jumped(memory_id)
 
     def show_jumped(self, memory_id: str) -> None:

@@ -117,8 +117,8 @@ class BeliefsScreen(InspectorScreen):
         session = self.app.session
         if session.store is None:
             # Typed while the store opens: the build of the screens' rows that follows filters
-            # by it (the filter box showed text the rows were not filtered by). Set before the
-            # look again, so a build between the two either read it or has not made the rows.
+            # by it (the box showed text the rows were not filtered by). Set first, then the
+            # store looked at again: a build in between has read it, or has not made the rows.
             session.needle = text.lower()
             if session.store is None:
                 return

@@ -228,6 +228,11 @@ class VirtualTable(ScrollView, can_focus=True):
         """The marked rows, in the order they were marked."""
         return list(self._marked.values())
 
+    def row_key(self, index: int) -> str | None:
+        """The key of the row at `index` (its `key` field, else its index), None if not fetched."""
+        row = self.row_at(index)
+        return None if row is None else self._key_of(row, index)
+
     def row_at(self, index: int) -> Row | None:
         """The row at `index` if it is cached, else None (never fetches)."""
         return self._pages.row(index) if 0 <= index < self._row_count else None
