@@ -109,6 +109,13 @@ def review_store(root: Path) -> Path:
     ])
 
 
+async def review_ready(pilot, rows: int) -> None:
+    """The store loaded, the Review screen shown, its `rows` held writes loaded."""
+    await ready(pilot)
+    await pilot.press("2")
+    await wait_rows(pilot, "#held", rows)
+
+
 async def erasure_preview(pilot, subject: str = "user:42", rows: int = 6) -> None:
     """The Erasure screen's preview of `subject`, its `rows` rows loaded."""
     await pilot.press("7", *subject, "enter")
@@ -139,9 +146,7 @@ def test_marks_clear_after_an_action_and_their_count_shows(tmp_path):
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await pilot.press("2")
-            await wait_rows(pilot, "#held", 3)
+            await review_ready(pilot, 3)
             await pilot.press("space", "down", "space")
             assert app.screen.query_one(KeyBar).marks == 2
             assert "● 2 marked" in screen_text(app)
@@ -171,9 +176,7 @@ def test_a_mark_whose_row_leaves_the_table_is_dropped_and_said(tmp_path):
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await pilot.press("2")
-            await wait_rows(pilot, "#held", 3)
+            await review_ready(pilot, 3)
             await pilot.press("space")               # T5 marked; another process approves it
             before = state_of(store, "T5")
             append(store, event_draft("approve", "T5", "operator:bob", before=before,
@@ -203,9 +206,7 @@ def test_a_write_reverted_back_to_the_queue_is_held_for_the_gate_s_reason(tmp_pa
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await pilot.press("2")
-            await wait_rows(pilot, "#held", 3)
+            await review_ready(pilot, 3)
             rows = {table(app).row_at(i)["memory_id"]: table(app).row_at(i)["held_why"]
                     for i in range(3)}
             return rows["T5"], rows["T9"]
@@ -453,9 +454,7 @@ def test_review_forgets_the_last_rejected_entry(tmp_path):
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await pilot.press("2")
-            await wait_rows(pilot, "#held", 1)
+            await review_ready(pilot, 1)
             await wait_detail(pilot, "T5")
             await pilot.press("x")
             await until(pilot, is_screen(app, "PlanModal"))
@@ -936,9 +935,7 @@ def test_review_shows_what_matched_and_approving_an_instruction_takes_ctrl_y(tmp
     async def main():
         app = make_app(store)
         async with app.run_test(size=(200, 50)) as pilot:
-            await ready(pilot)
-            await pilot.press("2")
-            await wait_rows(pilot, "#held", 3)
+            await review_ready(pilot, 3)
             await cursor_to(pilot, "T11")
             assert table(app).row_at(2)["held_why"] == why
             assert why[:30] in next(l for l in screen_text(app).splitlines() if l.startswith("  T11 "))
