@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 import train_detector as td  # noqa: E402
-from looo import looo_probabilities  # noqa: E402
+from looo import judged, judged_readings, looo_probabilities  # noqa: E402
 from inspector.store.detect import batch, gate_model, rule_shape, secret  # noqa: E402
 from inspector.store.detect.shape import rule_match, rules_finding  # noqa: E402
 
@@ -56,19 +56,23 @@ THRESHOLDS = [0.30, 0.40, 0.50, 0.60, 0.70, 0.75, 0.80, 0.85, 0.90, 0.92, 0.94, 
 
 # ---------------------------------------------------------------- scoring
 
-def rule_categories(rows: list[dict]) -> list[str | None]:
-    """The key of the rule that matches each text (the model's r:<key> feature)."""
-    found = []
-    for row in rows:
-        hit = rule_match(row["text"])
-        found.append(hit[1] if hit else None)
-    return found
+def rule_categories(rows: list[dict]) -> list[tuple[tuple[str, str | None], ...]]:
+    """What rule_shape judges of each text: each reading (the text, and its plain reading if
+    it has inline markup: markup.readings) with the key of the rule that matches it (the
+    model's r:<key> feature)."""
+    return [judged_readings(row["text"]) for row in rows]
 
 
 def probabilities(model: gate_model.GateModel, rows: list[dict],
-                  rules: list[str | None]) -> list[float]:
-    """rule_shape's probability of each text: the model's, with the matching rule's weight."""
-    return [model.probability(row["text"], rule) for row, rule in zip(rows, rules)]
+                  rules: list[tuple]) -> list[float]:
+    """rule_shape's probability of each text: the model's, with the matching rule's weight,
+    of its likelier reading."""
+    return [judged(model, readings)[0] for readings in rules]
+
+
+def trusted_of(model: gate_model.GateModel, rules: list[tuple]) -> list[bool]:
+    """Whether a trusted rule matches a reading of each text (it holds on its own)."""
+    return [judged(model, readings)[1] for readings in rules]
 
 
 def counts(rows: list[dict], flagged: list[bool], key) -> dict[str, Counter]:
@@ -89,8 +93,8 @@ def in_corpus(rows: list[dict], model: gate_model.GateModel | None = None) -> di
     """The in-corpus figures: per label and per category, for the combined detector."""
     model = model or gate_model.shipped()
     rules = rule_categories(rows)
-    flagged = [rule in model.trusted_rules or p >= model.threshold
-               for rule, p in zip(rules, probabilities(model, rows, rules))]
+    flagged = [tr or p >= model.threshold
+               for tr, p in zip(trusted_of(model, rules), probabilities(model, rows, rules))]
     total = counts(rows, flagged, lambda r: "all")["all"]
     return {"recall": round(total["caught"] / total["attacks"], 3),
             "fpr": round(total["false_positives"] / total["benign"], 3),
@@ -217,9 +221,9 @@ def print_speed(rows: list[dict], count: int) -> float:
     # A feed at once, as ingest asks it (detect/batch.py: shared with a child process a
     # core, each starting with cold word caches; nothing caches a whole text's answer).
     started = time.perf_counter()
-    judged = batch.judge(values, values)
+    answers = batch.judge(values, values)
     elapsed = time.perf_counter() - started
-    held = sum(judged.secrets[t] is not None or judged.rules[t] is not None for t in values)
+    held = sum(answers.secrets[t] is not None or answers.rules[t] is not None for t in values)
     print(f"gate on a batch (detect.batch.judge, {min(batch.PARTS, os.cpu_count() or 1)} "
           f"processes): {count:,} values in {elapsed:.2f} s wall = {count / elapsed:,.0f} values/s "
           f"({held:,} held)")
@@ -243,7 +247,7 @@ def unseen(training: list[dict], model: gate_model.GateModel | None = None) -> d
     rows = unseen_rows(training)
     rules = rule_categories(rows)
     probs = probabilities(model, rows, rules)
-    trusted = [rule in model.trusted_rules for rule in rules]
+    trusted = trusted_of(model, rules)
     flagged = [tr or p >= model.threshold for tr, p in zip(trusted, probs)]
     total = counts(rows, flagged, lambda r: "all").get("all", Counter())
     return {"recall": round(total["caught"] / total["attacks"], 3) if total["attacks"] else None,
@@ -315,8 +319,7 @@ def main() -> int:
 
     rules = rule_categories(rows)
     shipped = probabilities(model, rows, rules)
-    flagged = [rule in model.trusted_rules or p >= model.threshold
-               for rule, p in zip(rules, shipped)]
+    flagged = [tr or p >= model.threshold for tr, p in zip(trusted_of(model, rules), shipped)]
     print("1. IN-CORPUS (shipped model, trained on all of it; trusted rules "
           f"{', '.join(sorted(model.trusted_rules))})")
     figures = in_corpus(rows, model)
@@ -326,7 +329,8 @@ def main() -> int:
                 "all")
     print()
     print("   for comparison, a rule matching alone (no model), by origin:")
-    print_table("origin", counts(rows, [r is not None for r in rules], lambda r: r["origin"]))
+    print_table("origin", counts(rows, [any(rule for _, rule in readings) for readings in rules],
+                                 lambda r: r["origin"]))
     print()
     if args.no_looo:
         print_unseen(rows, model)
@@ -342,7 +346,8 @@ def main() -> int:
     probs, trusted = looo_probabilities(rows, rules)
     if args.save:
         args.save.write_text(json.dumps([{"origin": r["origin"], "label": r["label"],
-                                          "category": r["category"], "rule": rule,
+                                          "category": r["category"], 
+                                          "rule": [key for _, key in rule],
                                           "p": p, "trusted": tr, "text": r["text"][:300]}
                                          for r, rule, p, tr in zip(rows, rules, probs, trusted)]))
     looo = [tr or p >= td.THRESHOLD for p, tr in zip(probs, trusted)]

@@ -14,6 +14,24 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 import train_detector as td  # noqa: E402
 from inspector.store.detect import gate_model  # noqa: E402
+from inspector.store.detect.markup import readings  # noqa: E402
+from inspector.store.detect.shape import rule_match  # noqa: E402
+
+
+def judged_readings(text: str) -> tuple[tuple[str, str | None], ...]:
+    """Each reading rule_shape judges of a text (markup.readings) with its matching rule's key."""
+    found = []
+    for reading in readings(text):
+        hit = rule_match(reading)
+        found.append((reading, hit[1] if hit else None))
+    return tuple(found)
+
+
+def judged(model: gate_model.GateModel, readings) -> tuple[float, bool]:
+    """rule_shape's verdict of a text from its judged_readings: the model's probability of its
+    likelier reading, and whether a trusted rule matches either."""
+    return (max(model.probability(text, rule) for text, rule in readings),
+            any(rule in model.trusted_rules for _, rule in readings))
 
 
 _FOLD: dict = {}       # what the fold processes read (inherited through fork, never pickled)
@@ -26,17 +44,16 @@ def _fold(origin: str) -> tuple[str, list[tuple[int, float, bool]], str]:
     started = time.perf_counter()
     doc = td.fit([rows[i] for i in train], [feats[i] for i in train])
     model = gate_model.GateModel(doc)
-    scored = [(i, model.probability(rows[i]["text"], rules[i]), rules[i] in model.trusted_rules)
-              for i in test]
+    scored = [(i, *judged(model, rules[i])) for i in test]
     line = (f"  fold {origin:<28} trained on {len(train):>5}, scored {len(test):>5} "
             f"({time.perf_counter() - started:.1f} s); trusts {', '.join(doc['trusted_rules'])}")
     return origin, scored, line
 
 
-def looo_probabilities(rows: list[dict], rules: list[str | None], feats=None,
+def looo_probabilities(rows: list[dict], rules: list[tuple], feats=None,
                        log=print) -> tuple[list[float], list[bool]]:
     """Each row's probability under a model trained without its origin, and whether that
-    model trusts the rule that matched it. The folds are independent: they run in one
+    model trusts a rule that matched it (rules: each row's judged_readings). The folds are independent: they run in one
     process per core (fork; in this process when it runs other threads), each fit
     single-threaded, and give the same figures as one process would."""
     feats = feats if feats is not None else td.featurize(rows)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 
+from .markup import CUE, plain_reading
 from .text import Finding, _excerpt, _foldable, _trie, normalize
 
 # Each credential format: (category, substrings one of which must be present, pattern).
@@ -79,7 +80,18 @@ _KEYED_HINTS = ("key", "secret", "auth", "token", "bearer", "credential")
 
 
 def secret(text: str) -> Finding | None:
-    """The first credential in the text, its value masked in the excerpt."""
+    """The first credential in the text, its value masked in the excerpt; in the text as
+    written or, if it has inline markup, as rendered (markup.plain_reading: "PIN:
+    **4821**")."""
+    found = secret_as_written(text)
+    if found is None and CUE.search(text):
+        plain = plain_reading(text)
+        if plain != text:
+            found = secret_as_written(plain)
+    return found
+
+
+def secret_as_written(text: str) -> Finding | None:
     text = normalize(text)
     lower = text.lower()
     if not _ANY_HINT.search(lower):

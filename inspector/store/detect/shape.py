@@ -14,6 +14,7 @@ import weakref
 from typing import Iterable, Iterator
 
 from . import windows
+from .markup import CUE, plain_reading
 from .respelling import override_respelling
 from . import gate_model
 from .decoders import DECODERS, _disguises, _may_decode, _rotated, _tag_smuggled, encodings
@@ -180,7 +181,18 @@ def _checked(rule: Rule, matches: Iterator[re.Match], text: str) -> re.Match | N
 
 
 def rule_shape(text: str) -> Finding | None:
-    """An instruction aimed at the agent. Held when the first rule that matches is one the
+    """An instruction aimed at the agent, in the text as written or, if it has inline markup,
+    as rendered (markup.plain_reading: "Ignore **previous** instructions")."""
+    found = rule_shape_as_written(text)
+    if found is None and CUE.search(text):
+        plain = plain_reading(text)
+        if plain != text:
+            found = rule_shape_as_written(plain)
+    return found
+
+
+def rule_shape_as_written(text: str) -> Finding | None:
+    """An instruction aimed at the agent, in one reading. Held when the first rule that matches is one the
     model file trusts (a rule precise across origins: it holds on its own), or when the gate
     model's probability — its score of the text (gate_model.py) plus the weight it learnt for
     the rule that matched, if one did — is at least its threshold. The finding is the rule's
