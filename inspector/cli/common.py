@@ -20,7 +20,7 @@ from ..store.engine import duckdb      # the compiled engine, not the package's 
 from ..store.errors import BadInput, InspectorError
 from ..store.load import Store
 from ..store.logfile import set_warning_printer
-from ..store.model import is_rfc3339, parse_time
+from ..store.model import is_rfc3339, leap_second_instead, parse_time
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Inspect and curate an AI agent's long-term memory store.")
@@ -196,6 +196,9 @@ def time_option(text: Optional[str], name: str) -> Optional[datetime]:
         if is_rfc3339(text):    # the form is right, the moment is not (Feb 30th, UTC year 0)
             raise BadInput(f"{name}: {text!r} is no real time whose UTC lies in the years "
                            "0001-9999; write e.g. 2025-03-01T04:06:55Z") from None
+        if (instead := leap_second_instead(text)) is not None:
+            raise BadInput(f"{name}: {text!r} is a leap second, which no time of the store can "
+                           f"be; write {instead!r}") from None
         raise BadInput(f"{name}: {text!r} is not an RFC 3339 time; write e.g. 2025-03-01T04:06:55Z") from None
 
 
@@ -234,7 +237,8 @@ def where(store: Store) -> str:
 
 def operator_name(given: Optional[str]) -> str:
     """--operator, else $INSPECTOR_OPERATOR, else the login name."""
-    name = given or os.environ.get("INSPECTOR_OPERATOR") or getpass.getuser()
+    name = given if given is not None else (os.environ.get("INSPECTOR_OPERATOR")
+                                             or getpass.getuser())
     if not OPERATOR_NAME.fullmatch(name or ""):
         raise BadInput(f"operator name {name!r} must be letters, digits, . _ @ - (an identifier, "
                        "never content); pass --operator NAME")

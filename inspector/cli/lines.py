@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import sys
 
-from ..present.text import render
+from ..present.text import render_message
 
 
 def say(message: str) -> None:
     """One line on stderr (errors, warnings, notes): never wrapped, escapes visible."""
-    sys.stderr.write(render(message, one_line=True) + "\n")
+    sys.stderr.write(render_message(message) + "\n")
     sys.stderr.flush()
 
 

@@ -10,7 +10,9 @@ from typing import Optional
 
 import typer
 
+from ..store.errors import BadInput
 from ..store.logfile import store_paths
+from ..store.model import scope_filter_error
 from . import output
 from ..samples import NAMES, copy_sample
 from .common import OPERATOR, SCOPE, app, operator_name, run
@@ -24,6 +26,8 @@ def open_tui(store: Path, scope: Optional[str] = SCOPE,
     """The TUI: beliefs, review queue, conflicts, quarantine, findings, audit, erasure."""
     def go():
         store_paths(store)
+        if (why := scope_filter_error(scope)) is not None:
+            raise BadInput(why)
         from ..tui.app import InspectorApp
         from ..tui.session import Session
         app_ = InspectorApp(Session(store, scope=scope, operator=operator_name(operator), read_only=read_only))

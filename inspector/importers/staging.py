@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..present.text import render
+from ..present.text import render_message
 from ..store.errors import BadInput
 
 LOCK_NAME = "import.lock"
@@ -42,7 +42,7 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 def say(message: str) -> None:
     """One line on stderr; a path may hold any character, so escapes are made visible."""
-    sys.stderr.write(render(message, one_line=True) + "\n")
+    sys.stderr.write(render_message(message) + "\n")
     sys.stderr.flush()
 
 

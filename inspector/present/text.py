@@ -42,6 +42,9 @@ Escape grammar of `render` (hex is lowercase):
 (and `\\n`, `\\t` with `one_line=True`) are the escaped code point, and any
 other backslash is itself.
 
+`render_message` escapes a one-line message the same way but leaves its backslashes as they
+are (the messages quote untrusted text with repr(), which escaped them already).
+
 `safe_json` shows a structured value as JSON text instead, with JSON's own
 escapes (`\\uNNNN` for the same dangerous code points), so what is on screen
 stays valid JSON of the value.
@@ -164,6 +167,21 @@ def render(s: str, *, one_line: bool = False) -> str:
     if grammar.needs_work.search(s) is None:
         return s
     return grammar.token.sub(lambda m: _escape(m.group()), s)
+
+
+_MESSAGE_TOKEN: Final = re.compile(rf"[{DANGEROUS}\t\n]")
+
+
+def render_message(s: str) -> str:
+    """A one-line message (an error, a warning) with every dangerous code point, newline and
+    tab escaped, but backslashes as they are. Messages quote untrusted text with repr()
+    (`id 'M\\x1b[31m'`), which already writes a backslash as two and ESC as `\\x1b`: doubling
+    its backslashes again would show ESC as a literal backslash (`\\\\x1b`). Not lossless, as
+    `render` is: a message is read, never decoded. What an output's encoding cannot write
+    is escaped as by `render`."""
+    unwritable = _unwritable(s)
+    token = re.compile(rf"[{DANGEROUS}{unwritable}\t\n]") if unwritable else _MESSAGE_TOKEN
+    return token.sub(lambda m: _escape(m.group()), s)
 
 
 def decode(rendered: str, *, one_line: bool = False) -> str:

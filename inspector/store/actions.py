@@ -20,7 +20,7 @@ from .chain import canonical
 from .contract import is_unicode
 from .errors import BadInput, Refused, Stale
 from .load import Store
-from .model import is_within, now_utc
+from .model import is_within, now_utc, scope_filter_error
 
 if TYPE_CHECKING:
     from .registry import Action
@@ -42,6 +42,10 @@ class Request:
     scope: str | None = None
     subject: str | None = None     # erase --subject
     batch: str | None = None       # revert --batch
+
+    def __post_init__(self):
+        if (why := scope_filter_error(self.scope)) is not None:
+            raise BadInput(why)
 
     @property
     def actor(self) -> str:

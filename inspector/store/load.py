@@ -21,10 +21,10 @@ from .engine import duckdb
 from . import jsonsafe
 from .batches import whole_tail
 from .chain import GENESIS, line_bytes, seal_after
-from .errors import LogProblem, LogReplaced
+from .errors import BadInput, LogProblem, LogReplaced
 from .logfile import StorePaths, Tail, decode_lines, last_line, read_lines, store_paths, warn_once
 from .contract import MAX_SCOPE_SEGMENTS, value_problem
-from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text
+from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text, scope_filter_error
 from .queries import sql
 from . import coldload, connection, view, viewbuild
 from .recovery import settle_if_idle
@@ -70,6 +70,8 @@ class Store:
 
     def __init__(self, root: str | os.PathLike, *, scope: str | None = None, warn: bool = True,
                  on_whole_read: Callable[[int, str], None] | None = None):
+        if (why := scope_filter_error(scope)) is not None:
+            raise BadInput(why)
         self.paths: StorePaths = store_paths(root)
         self.scope = scope
         # Told (log bytes, why) when the whole log is about to be read: the slow path.

@@ -37,10 +37,20 @@ def is_rfc3339(text: object) -> bool:
     return isinstance(text, str) and _RFC3339.fullmatch(text) is not None
 
 
+def leap_second_instead(text: str) -> str | None:
+    """The same time a second earlier, when `text` is RFC 3339 but for a leap second (:60)."""
+    if text[16:19] == ":60" and is_rfc3339(earlier := text[:17] + "59" + text[19:]):
+        return earlier
+    return None
+
+
 def parse_time(text: str) -> datetime:
     """An RFC 3339 string as an aware UTC datetime; ValueError if it is not one, or names no
     real moment whose UTC lies in the years 0001-9999 (Feb 30th; 9999-12-31T23:59:59-01:00)."""
     if not is_rfc3339(text):
+        if (instead := leap_second_instead(text)) is not None:
+            raise ValueError(f"{text!r} is a leap second, which no time of the store can be "
+                             f"(nor Python's or DuckDB's); give {instead!r}")
         raise ValueError(f"{text!r} is not an RFC 3339 time (e.g. 2025-03-01T04:06:55Z)")
     try:
         return datetime.fromisoformat(text.upper().replace("Z", "+00:00")).astimezone(timezone.utc)
@@ -78,6 +88,17 @@ def is_actor(text: object) -> bool:
 def principal(source: str) -> str:
     """The part of a source before the first `/`: who stands behind it."""
     return source.split("/", 1)[0]
+
+
+def scope_filter_error(scope: str | None) -> str | None:
+    """Why a --scope filter cannot match as meant, or None: an empty segment ("tenant:acme/",
+    "/tenant:acme", "a//b") would match nothing (or another scope) without a word."""
+    if not scope or "" not in scope.split("/"):
+        return None
+    meant = "/".join(s for s in scope.split("/") if s)
+    return (f"--scope {scope!r} has an empty segment, so nothing would match it; "
+            f"give {meant!r}" if meant else f"--scope {scope!r} names no scope; give a scope "
+            "such as 'tenant:acme/user:42', or '' for the whole store")
 
 
 def segments(scope: str) -> list[str]:

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 
-from ..present.text import render
+from ..present.text import render, render_message
 from ..store.errors import InspectorError, Stale
 from ..store.registry import ACTIONS
 from ..store.logfile import StorePaths, exposure_warning
@@ -226,7 +226,7 @@ class InspectorApp(App):
                 self.call_from_thread(self.set_status, log_problem=problem)
             added = store.refresh()
         except Exception as error:        # never a crash: the header says what is wrong
-            self.call_from_thread(self.set_status, live_error=render(str(error), one_line=True))
+            self.call_from_thread(self.set_status, live_error=render_message(str(error)))
             return
         if self.status.live_error:
             self.call_from_thread(self.set_status, live_error=None)

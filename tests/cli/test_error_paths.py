@@ -339,3 +339,62 @@ def test_out_of_memory_outside_a_command_body_is_one_line(monkeypatch, capsys, e
     assert caught.value.code == 2
     assert capsys.readouterr().err == ("error: out of memory; nothing more was done: run the "
                                        "command again with more memory (or a smaller input)\n")
+
+
+# ---------------------------------------------------------------- what a value names (helper-58)
+
+@pytest.mark.parametrize("command", [("beliefs",), ("held",), ("retract", "M1", "--reason", "r"),
+                                     ("open",)])
+@pytest.mark.parametrize("scope,error", [
+    ("user:42/", "--scope 'user:42/' has an empty segment, so nothing would match it; give "
+                 "'user:42'"),
+    ("/user:42", "--scope '/user:42' has an empty segment, so nothing would match it; give "
+                 "'user:42'"),
+    ("a//b", "--scope 'a//b' has an empty segment, so nothing would match it; give 'a/b'"),
+    ("/", "--scope '/' names no scope; give a scope such as 'tenant:acme/user:42', or '' for "
+          "the whole store"),
+])
+def test_a_scope_filter_with_an_empty_segment_is_refused_not_matched_to_nothing(
+        sample, command, scope, error):
+    # It matched nothing, silently: `beliefs --scope user:42/` printed no rows.
+    store = sample("moved-city")
+    before = log_bytes(store)
+    result = inspector(command[0], store, *command[1:], "--scope", scope)
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1] == f"error: {error}"
+    assert log_bytes(store) == before
+
+
+def test_an_empty_operator_is_refused_not_replaced_by_the_login_name(sample):
+    store = sample("moved-city")
+    before = log_bytes(store)
+    result = inspector("retract", store, "M1", "--reason", "r", "--operator", "")
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1] == (
+        "error: operator name '' must be letters, digits, . _ @ - (an identifier, never "
+        "content); pass --operator NAME")
+    assert log_bytes(store) == before
+
+
+def test_a_leap_second_is_named_as_one_with_the_time_to_give():
+    # It read "is not an RFC 3339 time", which a leap second is.
+    result = inspector("diff", "/nonexistent-store", "--from", "2016-12-31T23:59:60Z",
+                       "--to", "2017-01-01T00:00:00Z")
+    assert result.code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "error: --from: '2016-12-31T23:59:60Z' is a leap second, which no time of the store "
+        "can be; write '2016-12-31T23:59:59Z'")
+
+
+def test_an_escape_in_a_quoted_value_reads_as_one_escape_not_a_backslash(sample):
+    # repr() wrote ESC as \x1b, then the line's sanitizer doubled the backslash: \\x1b, which
+    # is how it shows a literal backslash. A literal backslash is still shown doubled (repr's).
+    store = sample("moved-city")
+    result = inspector("beliefs", store, "--scope", "a\x1bb/")
+    assert result.stderr.splitlines()[-1] == (
+        "error: --scope 'a\\x1bb/' has an empty segment, so nothing would match it; give "
+        "'a\\x1bb'")
+    result = inspector("beliefs", store, "--scope", "a\\b/")
+    assert result.stderr.splitlines()[-1] == (
+        "error: --scope 'a\\\\b/' has an empty segment, so nothing would match it; give "
+        "'a\\\\b'")

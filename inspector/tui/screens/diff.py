@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from ...present.glyphs import badges
-from ...present.text import render, safe
+from ...present.text import render_message, safe
 from ...store.errors import InspectorError
 from ...store.model import format_time, now_utc, parse_time
 from ..session import ListSource
@@ -138,7 +138,7 @@ class DiffScreen(InspectorScreen):
         try:
             start, end, why = self.window()
         except ValueError as error:
-            self.notify(render(str(error), one_line=True), severity="error", markup=False)
+            self.notify(render_message(str(error)), severity="error", markup=False)
             return
         self._status(Text(f"changes from {format_time(start)} to {format_time(end)} … ", style="italic"))
         self._compare(start, end, why)
