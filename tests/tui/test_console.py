@@ -658,6 +658,33 @@ def test_escape_leaves_the_subject_input_and_coming_back_focuses_it(tmp_path):
     run(main())
 
 
+def test_a_screen_number_in_the_empty_subject_field_goes_to_that_screen(tmp_path):
+    # helper-59 #4: "7" then "1" typed "1" as a subject; "/" typed itself into the field.
+    store = write_store(tmp_path / "s", [
+        ("2025-06-01T09:00:00Z", "write", entry("D1", entity="user:bo", subject="user:bo")),
+        ("2025-06-01T09:00:01Z", "write", entry("D2", entity="42x", subject="42x"))])
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("7")
+            await until(pilot, lambda: app.focused is not None and app.focused.id == "subject")
+            await wait_rows(pilot, "#subjects", 2)
+            field = app.screen.query_one("#subject", Input)
+            await pilot.press("/")                                  # already there: dropped
+            assert (name_of(app), field.value) == ("ErasureScreen", "")
+            await pilot.press("4")                  # a known subject begins so: typed
+            assert (name_of(app), field.value) == ("ErasureScreen", "4")
+            await pilot.press("ctrl+u", "1")        # none does: to screen 1
+            await until(pilot, lambda: name_of(app) == "BeliefsScreen", what="Beliefs")
+            await pilot.press("7")
+            await until(pilot, lambda: app.focused is not None and app.focused.id == "subject")
+            await pilot.press(*"user:1", "3")       # not empty: digits are the subject's
+            assert (name_of(app), field.value) == ("ErasureScreen", "user:13")
+    run(main())
+
+
 def test_the_preview_shows_key_and_value_and_a_wrong_subject_gets_did_you_mean(tmp_path):
     store = private_copy("multi-tenant", tmp_path / "s")
 

@@ -92,6 +92,18 @@ class ErasureScreen(InspectorScreen):
             return None if self.app.pending_write or self._plan is None else True
         return super().check_action(action, parameters)
 
+    def empty_field_key(self, field, event) -> str | None:
+        """A key typed into the empty subject field that no known subject begins with: a
+        screen's number leaves the field for that screen ("7", then "1": back to Beliefs, not
+        "1" typed as a subject), "/" (this field's own key) is dropped. A subject the store
+        does not hold has nothing to erase; one that begins so is still typed."""
+        key = event.character
+        if field.id != "subject" or not (key.isdigit() or key == "/"):
+            return None
+        if any(s["name"].startswith(key) for s in self._subjects):
+            return None
+        return "drop" if key == "/" else "leave"
+
     def action_to_list(self) -> None:
         """↓ in the subject field: down into the list of subjects (or the preview)."""
         self.main_table().focus()

@@ -70,6 +70,18 @@ class TypedInput(Input):
             self.screen.action_leave_input()
             self._hold(to_app=True)
             return
+        if not self.value and event.character and not self.disabled:
+            fate = getattr(self.screen, "empty_field_key", lambda field, key: None)(self, event)
+            if fate is not None:
+                # A key that cannot begin what this field takes (the screen says which):
+                # "leave" sends it round the app (a screen's number), "drop" swallows it.
+                event.stop()
+                event.prevent_default()
+                if fate == "leave":
+                    self.screen.action_leave_input()
+                    self._hold(to_app=True)
+                    self._held.append(events.Key(event.key, event.character))
+                return
         if event.key == "enter" and self.enter_separates and not self.disabled:
             event.stop()
             event.prevent_default()
