@@ -114,6 +114,16 @@ class InspectorApp(App):
         """The number the mode bar shows beside a screen's tab."""
         self.set_status(counts={**self.status.counts, screen: count})
 
+    def set_narrowed(self, screen: str, shown: int | None) -> None:
+        """The rows a screen's narrowed table shows (None: it is not narrowed)."""
+        narrowed = {**self.status.narrowed}
+        if shown is None:
+            narrowed.pop(screen, None)
+        else:
+            narrowed[screen] = shown
+        if narrowed != self.status.narrowed:
+            self.set_status(narrowed=narrowed)
+
     def open_belief(self, memory_id: str) -> None:
         """Switch to the Beliefs screen and move to `memory_id` (a jump from another screen)."""
         self.switch_mode("beliefs")

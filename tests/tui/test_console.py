@@ -944,10 +944,13 @@ def test_sort_frequencies_and_copy(tmp_path):
             await pilot.press("down", "enter")                     # only user:bob's rows
             await until(pilot, lambda: table(app).row_count == 2 and table(app).row_at(1) is not None)
             assert sorted(ids()) == ["T2", "T7"]
+            # The tab says the table shows 2 of its 5 rows (it said 5: helper-59 #7).
+            await until(pilot, lambda: " 1 Beliefs (2 of 5) " in screen_text(app).splitlines()[1])
             await pilot.press("y")
             assert app.clipboard == table(app).row_at(table(app).cursor_row)["memory_id"]
             await pilot.press("escape")                            # every row again
             await until(pilot, lambda: table(app).row_count == 5)
+            await until(pilot, lambda: " 1 Beliefs (5) " in screen_text(app).splitlines()[1])
     run(main())
 
 

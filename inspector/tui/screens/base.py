@@ -158,6 +158,13 @@ class InspectorScreen(Screen):
         table = self.main_table()
         return table.clear_marks() if table is not None else 0
 
+    @on(VirtualTable.Loaded)
+    def _loaded(self, event: VirtualTable.Loaded) -> None:
+        """A narrowed main table: its tab says how many rows it shows of how many."""
+        if event.table is self.main_table() and self.SPEC.count:
+            self.app.set_narrowed(self.SPEC.name,
+                                  None if event.table.narrow is None else event.count)
+
     @on(VirtualTable.Highlighted)
     def _cursor_moved(self, event: VirtualTable.Highlighted) -> None:
         if self._jump_kept(event):

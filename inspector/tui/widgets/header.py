@@ -200,7 +200,12 @@ class ModeBar(Static):
             label = spec.short if short and (all_short or not current) and spec.short else spec.label
             line.append(f" {spec.order}{'' if joined and not current else ' '}{label}", style=style)
             count = status.counts.get(mode) if spec.count and (current or not own_count) else None
-            if count:
+            narrowed = status.narrowed.get(mode) if spec.count else None
+            if narrowed is not None and count is not None:
+                size = compact_count if compact else (lambda n: f"{n:,}")
+                shown = f"{size(narrowed)} of {size(count)}"
+                line.append(f" ({shown})" if not short else f"({shown})", style=style + " bold")
+            elif count:
                 shown = compact_count(count) if compact else f"{count:,}"
                 line.append(f" ({shown})" if not short else f"({shown})", style=style + " bold")
             if current or not tight:
