@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 
-from .markup import CUE, plain_reading
+from .markup import plain_reading
 from .text import Finding, _excerpt, _foldable, _trie, normalize
 
 # Each credential format: (category, substrings one of which must be present, pattern).
@@ -59,7 +59,7 @@ _SHORT_CODE = re.compile(
     r"sign-?in|access|one[- ]?time|2fa|mfa|two[- ]factor|sms|backup|recovery|reset|pairing|"
     r"activation|unlock|safe|door|alarm|gate|secret|private|master)\s+(?:code|pin|key|passcode|"
     r"pass ?code|word)|otp|totp|pin(?: code| number)?|passcode|cvv|cvc|security pin)"
-    r"s?\b\s*(?:(?:is|was|will be|:|=|-|#)\s*)*(?:now\s*)?:?\s*['\"]?"
+    r"s?\b\s*(?:(?:is|was|will be|:|=|-|#)\s*)*(?:now\s*)?:?\s*['\"([{<]?"
     r"(?P<value>(?=[a-z0-9-]*\d)[a-z0-9][a-z0-9-]{2,11})\b(?![.,/:]\d)", re.I)
 _NAME_HINTS = ("pass", "pwd", "pin", "key", "secret", "token", "auth", "bearer", "credential",
                "code", "otp", "cvv", "cvc")
@@ -84,7 +84,7 @@ def secret(text: str) -> Finding | None:
     written or, if it has inline markup, as rendered (markup.plain_reading: "PIN:
     **4821**")."""
     found = secret_as_written(text)
-    if found is None and CUE.search(text):
+    if found is None:
         plain = plain_reading(text)
         if plain != text:
             found = secret_as_written(plain)

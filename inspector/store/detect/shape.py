@@ -14,7 +14,7 @@ import weakref
 from typing import Iterable, Iterator
 
 from . import windows
-from .markup import CUE, plain_reading
+from .markup import plain_reading
 from .respelling import override_respelling
 from . import gate_model
 from .decoders import DECODERS, _disguises, _may_decode, _rotated, _tag_smuggled, encodings
@@ -184,7 +184,7 @@ def rule_shape(text: str) -> Finding | None:
     """An instruction aimed at the agent, in the text as written or, if it has inline markup,
     as rendered (markup.plain_reading: "Ignore **previous** instructions")."""
     found = rule_shape_as_written(text)
-    if found is None and CUE.search(text):
+    if found is None:
         plain = plain_reading(text)
         if plain != text:
             found = rule_shape_as_written(plain)
