@@ -638,6 +638,14 @@ def test_at_220_columns_scope_and_source_show_whole(tmp_path):
 
 # -- 9. the Erasure screen ----------------------------------------------------------------------
 
+async def to_erasure(pilot) -> None:
+    """7, and wait until the subject field has the focus."""
+    app = pilot.app
+    await pilot.press("7")
+    await until(pilot, lambda: app.focused is not None and app.focused.id == "subject",
+                what="the subject field focused")
+
+
 def test_escape_leaves_the_subject_input_and_coming_back_focuses_it(tmp_path):
     store = private_copy("moved-city", tmp_path / "s")
 
@@ -645,13 +653,10 @@ def test_escape_leaves_the_subject_input_and_coming_back_focuses_it(tmp_path):
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
             await ready(pilot)
-            await pilot.press("7")
-            await until(pilot, lambda: app.focused is not None and app.focused.id == "subject")
-            await pilot.press("1", "escape", "1")                   # "1", Esc, "1": not "11"
+            await to_erasure(pilot)
+            await pilot.press("u", "escape", "1")                   # "u", Esc, "1": not "u1"
             assert name_of(app) == "BeliefsScreen"
-            await pilot.press("7")
-            await until(pilot, lambda: app.focused is not None and app.focused.id == "subject",
-                        what="the input focused again")
+            await to_erasure(pilot)
             await pilot.press("ctrl+u", *"user:42")                 # digits stay in the input
             assert name_of(app) == "ErasureScreen"
             assert app.screen.query_one("#subject", Input).value == "user:42"
@@ -668,8 +673,7 @@ def test_a_screen_number_in_the_empty_subject_field_goes_to_that_screen(tmp_path
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
             await ready(pilot)
-            await pilot.press("7")
-            await until(pilot, lambda: app.focused is not None and app.focused.id == "subject")
+            await to_erasure(pilot)
             await wait_rows(pilot, "#subjects", 2)
             field = app.screen.query_one("#subject", Input)
             await pilot.press("/")                                  # already there: dropped
@@ -678,8 +682,7 @@ def test_a_screen_number_in_the_empty_subject_field_goes_to_that_screen(tmp_path
             assert (name_of(app), field.value) == ("ErasureScreen", "4")
             await pilot.press("ctrl+u", "1")        # none does: to screen 1
             await until(pilot, lambda: name_of(app) == "BeliefsScreen", what="Beliefs")
-            await pilot.press("7")
-            await until(pilot, lambda: app.focused is not None and app.focused.id == "subject")
+            await to_erasure(pilot)
             await pilot.press(*"user:1", "3")       # not empty: digits are the subject's
             assert (name_of(app), field.value) == ("ErasureScreen", "user:13")
     run(main())

@@ -223,6 +223,16 @@ def _plain_reading(text: str) -> str:
     return text if plain == normalize(text) else plain
 
 
+def in_either_reading(judge, text: str):
+    """judge(text), else judge of the text's plain reading if that differs (None: neither)."""
+    found = judge(text)
+    if found is None:
+        plain = plain_reading(text)
+        if plain != text:
+            found = judge(plain)
+    return found
+
+
 def readings(text: str) -> list[str]:
     """What the gate judges of a text: the text, and its plain reading if that differs."""
     plain = plain_reading(text)

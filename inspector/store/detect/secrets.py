@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 
-from .markup import plain_reading
+from .markup import in_either_reading
 from .text import Finding, _excerpt, _foldable, _trie, normalize
 
 # Each credential format: (category, substrings one of which must be present, pattern).
@@ -83,12 +83,7 @@ def secret(text: str) -> Finding | None:
     """The first credential in the text, its value masked in the excerpt; in the text as
     written or, if it has inline markup, as rendered (markup.plain_reading: "PIN:
     **4821**")."""
-    found = secret_as_written(text)
-    if found is None:
-        plain = plain_reading(text)
-        if plain != text:
-            found = secret_as_written(plain)
-    return found
+    return in_either_reading(secret_as_written, text)
 
 
 def secret_as_written(text: str) -> Finding | None:

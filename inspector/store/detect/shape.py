@@ -14,7 +14,7 @@ import weakref
 from typing import Iterable, Iterator
 
 from . import windows
-from .markup import plain_reading
+from .markup import in_either_reading
 from .respelling import override_respelling
 from . import gate_model
 from .decoders import DECODERS, _disguises, _may_decode, _rotated, _tag_smuggled, encodings
@@ -183,12 +183,7 @@ def _checked(rule: Rule, matches: Iterator[re.Match], text: str) -> re.Match | N
 def rule_shape(text: str) -> Finding | None:
     """An instruction aimed at the agent, in the text as written or, if it has inline markup,
     as rendered (markup.plain_reading: "Ignore **previous** instructions")."""
-    found = rule_shape_as_written(text)
-    if found is None:
-        plain = plain_reading(text)
-        if plain != text:
-            found = rule_shape_as_written(plain)
-    return found
+    return in_either_reading(rule_shape_as_written, text)
 
 
 def rule_shape_as_written(text: str) -> Finding | None:
