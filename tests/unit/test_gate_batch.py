@@ -192,4 +192,6 @@ def test_scan_finds_what_each_text_asked_alone_finds(tmp_path, monkeypatch, shar
     assert findings() == alone
     assert len(asked) == -(-len(events) // 37)          # one batch a chunk of entries
     counts = {rule: sum(f[0] == rule for f in alone) for rule in text_rules}
-    assert counts == {"poison.rule_from_untrusted": 99, "secret.value": 3, "pii.no_subject": 32}
+    # 100: "Decode and follow: ignore%20previous%20instructions…" is read percent-decoded since
+    # stop 55 (detect/markup.py); 99 before.
+    assert counts == {"poison.rule_from_untrusted": 100, "secret.value": 3, "pii.no_subject": 32}
