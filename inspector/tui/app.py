@@ -114,6 +114,12 @@ class InspectorApp(App):
         """The number the mode bar shows beside a screen's tab."""
         self.set_status(counts={**self.status.counts, screen: count})
 
+    def set_stale(self, screen: str, stale: bool) -> None:
+        """Whether a screen's count is of an older read of the log (Status.stale)."""
+        now = self.status.stale | {screen} if stale else self.status.stale - {screen}
+        if now != self.status.stale:
+            self.set_status(stale=frozenset(now))
+
     def set_narrowed(self, screen: str, shown: int | None) -> None:
         """The rows a screen's narrowed table shows (None: it is not narrowed)."""
         narrowed = {**self.status.narrowed}
@@ -202,8 +208,9 @@ class InspectorApp(App):
         totals, counts = self.session.counts()
         counts = {**self.status.counts, **counts}
         store = self.session.store
+        stale = frozenset({"findings"} if self.session.findings_behind() is not None else ())
         self.call_from_thread(self.set_status, loading=None, head=_short_head(store.head),
-                              counts=counts, **totals)
+                              counts=counts, stale=stale, **totals)
 
     def _poll(self) -> None:
         try:

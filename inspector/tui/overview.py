@@ -158,6 +158,7 @@ class Overview:
     quarantined: int
     quarantined_by_source: list[tuple[str | None, int]]
     findings: dict[str, int] | None = None       # severity -> findings (None: not scanned yet)
+    findings_behind: int | None = None           # session.findings_behind() as they were read
 
 
 def read_overview(cur, counts: EventCounts | None, generation: int, head: int) -> Overview:
@@ -166,6 +167,13 @@ def read_overview(cur, counts: EventCounts | None, generation: int, head: int) -
     by_source = cur.execute(sql("tui_overview_quarantined")).fetchall()
     quarantined = sum(n for _, n in by_source)
     return Overview(counts, held, oldest_at, oldest_id, quarantined, by_source[:QUARANTINE_SOURCES])
+
+
+def stale_words(behind: int) -> str:
+    """What a scan older than the log has not read (session.findings_behind)."""
+    if behind == 0:
+        return "stale: the log was read again since this scan"
+    return f"stale: {behind:,} event{'' if behind == 1 else 's'} since this scan"
 
 
 def age(since: datetime, now: datetime | None = None) -> str:

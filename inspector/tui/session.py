@@ -63,6 +63,7 @@ class Session(EntryReads):
         self._snapshot_seq = -SNAPSHOT_LINES   # the seq of the belief snapshot taken or left
         self.applied: list[tuple[str, str]] = []   # (batch, op) applied since the app opened
         self.found: list[dict] | None = None   # the last scan's findings (Findings, Overview)
+        self.found_at: tuple[int, int] | None = None   # (generation, seq) of the log it scanned
         self._scanning = threading.Lock()
         self._counts: EventCounts | None = None
 
@@ -278,6 +279,9 @@ class Session(EntryReads):
             totals = _rows(cur.execute(sql("tui_counts")))[0]
             shown = {s.name: cur.execute(sql("tui_count"), {"table": s.table}).fetchone()[0]
                      for s in specs() if s.count and s.table}
+        found = self.found
+        if found is not None:      # the last scan's findings still to act on, statuses as now
+            shown["findings"] = len(self.live_findings(found))
         return totals, shown
 
     # -- what z reverts ------------------------------------------------------------------------
@@ -306,9 +310,23 @@ class Session(EntryReads):
         and takes it); `rescan` scans again. Raises scan.Cancelled."""
         with self._scanning:
             if rescan or self.found is None:
+                at = (self.store.generation, self.store.state.seq)
                 self.found = [{**f.as_json(), "row_key": n} for n, f in enumerate(
                     scan.scan(self.store, progress, cancelled, keep_view=True))]
+                self.found_at = at
             return self.found
+
+    def findings_behind(self) -> int | None:
+        """None while the last scan is of the log as loaded now; else how many events were
+        appended since it (0 when the log was read again whole: it may differ in any way).
+        The findings' statuses are always current (live_findings); what a scan finds in
+        entries written since, or in new versions, is not in them until the next scan."""
+        if self.found_at is None or self.store is None:
+            return None
+        generation, seq = self.found_at
+        if generation != self.store.generation:
+            return 0
+        return None if seq == self.store.state.seq else max(0, self.store.state.seq - seq)
 
     def live_findings(self, found: list[dict]) -> list[dict]:
         """The findings still to act on (still_to_act_on), with their entry's status."""

@@ -61,6 +61,9 @@ class Status:
     log_problem: str | None = None        # the log shrank or was replaced under a seq we saw
     live_error: str | None = None         # appended lines that could not be loaded
     counts: dict[str, int] = field(default_factory=dict)   # screen name -> rows in its table
+    # screens whose count is of an older read of the log (the Findings' last scan, when events
+    # came since): the tab reads "(2, stale)", "(2?)" where it is short
+    stale: frozenset[str] = frozenset()
     # screen name -> rows its table shows while a narrowing (F, the Overview's) hides others:
     # the tab reads "(1 of 5)", not the 5 it holds
     narrowed: dict[str, int] = field(default_factory=dict)

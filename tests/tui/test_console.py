@@ -1382,3 +1382,71 @@ def test_the_erase_dialog_warns_of_ids_that_hold_personal_data(tmp_path):
                                 "erasure keeps every id in the log and lists it in the certificate, "
                                 "so that data stays; treat the log and the certificate as personal data"]
     run(main())
+
+
+def test_findings_of_an_older_scan_say_so_on_the_tab_the_screen_and_the_overview(tmp_path):
+    """A scan does not see what was written after it: once events come, the Findings tab reads
+    "(2, stale)", the screen and the Overview say how many events the scan has not read, and
+    s scans again (helper-62 #1: a held credential written after the scan went unseen, while
+    the tab still said 2). An action's statuses are taken at once: the tab counts them
+    without a visit to the screen (it said 2 after T4's quarantine took one of 3)."""
+    from inspector.store.ingest import ingest
+    store = private_copy("multi-tenant", tmp_path / "s")
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(json.dumps({
+        "id": "K1", "entity": "svc", "attribute": "api_key",
+        "value": "sk-live-abcdefghijklmnopqrstuvwxyz0123456789", "kind": "observation",
+        "source": "tool:shell", "authority": 3, "scope": "tenant:acme",
+        "observed_at": "2025-06-05T00:00:00Z"}) + "\n")
+    tabs = lambda: screen_text(app).splitlines()[1]      # noqa: E731
+
+    async def main():
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("5")
+            await until(pilot, lambda: " 5 Findings (2) " in tabs(), what="the scan")
+            assert "stale" not in screen_text(app)
+            assert ingest(store_paths(store), feed, actor="agent:1").held == {"K1": "secret"}
+            await until(pilot, lambda: " 5 Findings (2, stale) " in tabs(), what="the stale tab")
+            assert "stale: 1 event since this scan · s scans again" in screen_text(app)
+            assert [table(app).row_at(i)["memory_id"] for i in range(table(app).row_count)] \
+                == ["T4", "T5"]
+            await pilot.press("0")
+            await until(pilot, lambda: "stale: 1 event since this scan · s on Findings scans again"
+                        in screen_text(app), what="the Overview's line")
+            await pilot.press("5", "s")
+            await until(pilot, lambda: " 5 Findings (3) " in tabs(), what="the new scan")
+            assert "stale" not in screen_text(app)
+            assert sorted(table(app).row_at(i)["memory_id"] for i in range(table(app).row_count)) \
+                == ["K1", "T4", "T5"]
+            # An action on T4 from Beliefs: the Findings tab counts it gone without a visit.
+            await pilot.press("1")
+            await until(pilot, lambda: table(app).row_count == 5 and table(app).row_at(2) is not None)
+            await pilot.press("down", "down")
+            assert table(app).row_at(table(app).cursor_row)["memory_id"] == "T4"
+            await pilot.press(QUARANTINE)
+            await until(pilot, is_screen(app, "PlanModal"))
+            await pilot.press(*"contested", "enter")
+            await until(pilot, lambda: not app.pending_write and events(store)[-1]["op"] == "quarantine")
+            # (stale again: the quarantine is an event the scan has not read)
+            await until(pilot, lambda: " 5 Findings (2, stale) " in tabs(), what="the tab after the action")
+    app = make_app(store)
+    run(main())
+
+
+@pytest.mark.parametrize("width, tabs", [
+    (60, ["0", "1", "Beliefs(2)", "2", "3", "4", "5", "6", "7", "8"]),
+    (40, ["0", "1", "Beliefs(2)", "2", "3", "4", "5", "6", "7", "8"]),
+])
+def test_on_a_narrow_terminal_every_tab_keeps_its_digit(tmp_path, width, tabs):
+    """Below about 60 columns the other tabs are their digits alone: each is still there to
+    click or read (helper-62 #5: at 60 columns "8 Diff" was cut off the edge, at 50 tabs 6-8)."""
+    store = long_id_store(tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(width, 20)) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 2)
+            assert screen_text(app).splitlines()[1].split() == tabs
+    run(main())

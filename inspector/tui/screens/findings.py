@@ -14,12 +14,12 @@ from textual.worker import get_current_worker
 from ...present.glyphs import SEVERITY_STYLE
 from ...present.text import safe
 from ...store import scan
+from ..overview import stale_words
 from ..session import ListSource
 from ..spec import ScreenSpec
 from ..widgets.virtual_table import Column, VirtualTable
 from . import screen
 from .tables import EntryTableScreen, id_column
-
 
 
 @screen(ScreenSpec(
@@ -121,8 +121,12 @@ class FindingsScreen(EntryTableScreen):
         for severity in ("high", "medium", "low"):
             n = sum(1 for f in self.rows if f["severity"] == severity)
             summary.append(f"{n} {severity}  ", style=SEVERITY_STYLE[severity])
+        behind = self.app.session.findings_behind()
+        if behind is not None:        # first: what the operator must not miss
+            summary.append(stale_words(behind) + " · s scans again  ", style="bold yellow")
         if gone:
             summary.append(f"({gone} about entries no longer active or held, not shown)", style="dim")
         self.app.call_from_thread(self.query_one("#scan-status", Static).update, summary)
         self.app.call_from_thread(self.query_one(VirtualTable).load, self.source(), keep_cursor=True)
         self.app.call_from_thread(self.app.set_count, "findings", len(self.rows))
+        self.app.call_from_thread(self.app.set_stale, "findings", behind is not None)

@@ -61,6 +61,7 @@ class OverviewScreen(InspectorScreen):
         found = session.found
         if found is not None:
             overview.findings = self._by_severity(found)
+            overview.findings_behind = session.findings_behind()
         self.overview = overview
         self.app.call_from_thread(chart.show, overview, now(), found is None)
         if found is None and not self.scanning:
@@ -80,6 +81,7 @@ class OverviewScreen(InspectorScreen):
         if overview is None or worker.is_cancelled:
             return
         overview.findings = self._by_severity(found)
+        overview.findings_behind = self.app.session.findings_behind()
         chart = self.query_one(OverviewChart)
         self.app.call_from_thread(chart.show, overview, now())
 

@@ -25,7 +25,7 @@ from textual.strip import Strip
 
 from ...present.glyphs import SEVERITY_STYLE
 from ...present.text import safe
-from ..overview import Overview, Series, Timeline, age, timeline
+from ..overview import Overview, Series, Timeline, age, stale_words, timeline
 
 BARS = "▁▂▃▄▅▆▇█"
 LABEL = 12                 # the row names' column ("quarantine" and a space)
@@ -113,7 +113,7 @@ def draw(overview: Overview | None, width: int, now: datetime, scanning: bool = 
         _timeline(out, shown, max(1, min(MAX_CELLS, room // shown.columns)))
     out.line()
     _held(out, overview, now)
-    _findings(out, overview.findings, scanning)
+    _findings(out, overview.findings, scanning, overview.findings_behind)
     _quarantined(out, overview)
     return out
 
@@ -157,7 +157,8 @@ def _held(out: Drawing, overview: Overview, now: datetime) -> None:
     out.item(Item("held", None, "held"), text)
 
 
-def _findings(out: Drawing, findings: dict[str, int] | None, scanning: bool) -> None:
+def _findings(out: Drawing, findings: dict[str, int] | None, scanning: bool,
+              behind: int | None = None) -> None:
     out.line(Text("FINDINGS    ", style=HEADING))
     if findings is None:
         out.lines[-1].append("scanning …" if scanning else "not scanned yet", style="italic")
@@ -167,6 +168,9 @@ def _findings(out: Drawing, findings: dict[str, int] | None, scanning: bool) -> 
             out.lines[-1].append("  ")
         label = Text(f"■ {findings.get(severity, 0):,} {severity}", style=SEVERITY_STYLE[severity])
         out.item(Item("severity", severity, severity), label)
+    if behind is not None:
+        out.lines[-1].append(f"  {stale_words(behind)} · s on Findings scans again",
+                             style="bold yellow")
 
 
 def _quarantined(out: Drawing, overview: Overview) -> None:

@@ -164,14 +164,17 @@ class ModeBar(Static):
     # Tighter and tighter, until the tabs fit: one space between whole labels (at 120 columns
     # with a few counts: "3 Conflicts", not "3 Confl"), counts as 1.2k there too, then the
     # other screens' short labels, one space between tabs, the current one's short label too, counts as 1.2k and 3.4M, the digit
-    # against the other tabs' labels, and last only the current tab's count (a size or a queue
-    # of another screen is one keypress away; a tab cut off the edge is not).
+    # against the other tabs' labels, then only the current tab's count (a size or a queue
+    # of another screen is one keypress away; a tab cut off the edge is not), and last the other
+    # tabs as their digits alone (60 columns: every tab is still there).
     LEVELS = ({}, {"tight": True}, {"tight": True, "compact": True}, {"short": True}, {"short": True, "tight": True},
               {"short": True, "tight": True, "all_short": True},
               {"short": True, "tight": True, "all_short": True, "compact": True},
               {"short": True, "tight": True, "all_short": True, "compact": True, "joined": True},
               {"short": True, "tight": True, "all_short": True, "compact": True, "joined": True,
-               "own_count": True})
+               "own_count": True},
+              {"short": True, "tight": True, "all_short": True, "compact": True, "joined": True,
+               "own_count": True, "bare": True})
 
     def _draw(self) -> None:
         if self.status is None:
@@ -186,11 +189,11 @@ class ModeBar(Static):
 
     def line(self, status: Status, short: bool = False, tight: bool = False,
              all_short: bool = False, compact: bool = False, joined: bool = False,
-             own_count: bool = False) -> tuple[Text, list[tuple[int, int, str]]]:
+             own_count: bool = False, bare: bool = False) -> tuple[Text, list[tuple[int, int, str]]]:
         """The tabs; `short`: the other screens' short labels; `tight`: one space between tabs;
         `all_short`: the current screen's short label too; `compact`: counts as 1.2k, 3.4M;
         `joined`: no space between the other tabs' digits and labels; `own_count`: only the
-        current tab shows its count."""
+        current tab shows its count; `bare`: the other tabs are their digits alone."""
         from ..screens import specs
         line, spans = Text(), []
         for spec in specs():
@@ -198,15 +201,20 @@ class ModeBar(Static):
             current = mode == self.current
             style = "bold reverse" if current else ""
             label = spec.short if short and (all_short or not current) and spec.short else spec.label
+            if bare and not current:
+                label = ""
             line.append(f" {spec.order}{'' if joined and not current else ' '}{label}", style=style)
             count = status.counts.get(mode) if spec.count and (current or not own_count) else None
             narrowed = status.narrowed.get(mode) if spec.count else None
+            shown = None
             if narrowed is not None and count is not None:
                 size = compact_count if compact else (lambda n: f"{n:,}")
                 shown = f"{size(narrowed)} of {size(count)}"
-                line.append(f" ({shown})" if not short else f"({shown})", style=style + " bold")
-            elif count:
+            elif count or (count is not None and mode in status.stale):
                 shown = compact_count(count) if compact else f"{count:,}"
+            if shown is not None:
+                if mode in status.stale:      # of an older read: "(2, stale)", short "(2?)"
+                    shown += "?" if short else ", stale"
                 line.append(f" ({shown})" if not short else f"({shown})", style=style + " bold")
             if current or not tight:
                 line.append(" ", style=style)
