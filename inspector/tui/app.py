@@ -24,7 +24,7 @@ from ..store.registry import ACTIONS
 from ..store.logfile import StorePaths, exposure_warning
 from .commands import InspectorCommands
 from .keymap import load_config
-from .keyroute import note_handed, rerouted
+from .keyroute import EscapeBurst, note_handed, rerouted
 from .live import log_change
 from .modals.dialog import Pending, TypeAhead
 from .modals.erase import EraseModal
@@ -76,6 +76,7 @@ class InspectorApp(App):
         self._closed_at = 0.0          # when the last writing dialog closed
         self._told_for = 0.0           # the close whose dropped keys the operator was told of
         self._told_during = None       # the writing dialog whose dropped keys they were told of
+        self._escape_burst = EscapeBurst()
 
     def on_mount(self) -> None:
         if self.config.get("theme"):
@@ -278,6 +279,8 @@ class InspectorApp(App):
         self.call_from_thread(self.set_status, verifying=False, chain=report)
 
     async def on_event(self, event: events.Event) -> None:
+        if self._escape_burst.taken(self, event):
+            return
         if isinstance(event, events.Key) and not event.is_forwarded \
                 and isinstance(self.screen, TypeAhead) and self.screen.hold(event):
             return
@@ -315,7 +318,8 @@ class InspectorApp(App):
                                                             self._closed_at + DROP_AFTER_CLOSE_S))
         elif isinstance(top, TypeAhead) and top.stale(event):
             event.prevent_default()
-            (top.focused or top)._forward_event(events.Key(event.key, event.character))
+            if not self._escape_burst.kept(self, top, event):
+                (top.focused or top)._forward_event(events.Key(event.key, event.character))
 
     # -- actions (one registry drives the keys of every screen) -------------------------------
 

@@ -17,6 +17,11 @@ here for the app (app.InspectorApp's on_event and _on_key call in):
   or on in a field). A key still read as alt+4 (a terminal reporting Alt itself, or an escape
   the delay split from a partial sequence) goes, in a field (TypedInput), as escape then 4,
   and `rerouted` on a table, as the 4. The app binds no alt key.
+
+A third: the keys after an escape that closes a modal (a dialog, the help, the command
+palette) were read before the modal had gone, so they went into it and were lost ("esc 3"
+closed the quarantine dialog and stayed on Beliefs: helper-62). `EscapeBurst` sends them round
+the app again, as typed, once the modal has gone.
 """
 
 from __future__ import annotations
@@ -81,3 +86,46 @@ def rerouted(app, event: events.Key, quiet_until: float) -> bool:
     event.stop()
     target.post_message(key)
     return True
+
+
+# How long the keys after an escape wait for the modal it closes to go: tries this far apart.
+AFTER_ESCAPE_WAIT_S = 0.02
+AFTER_ESCAPE_TRIES = 50
+
+
+class EscapeBurst:
+    """The keys a modal was handed after an escape (module docstring)."""
+
+    def __init__(self) -> None:
+        self.modal = None          # the modal an escape was handed to, while it is on top
+
+    def taken(self, app, event: events.Event) -> bool:
+        """Whether `event`, read while a modal an escape went to is on top, is kept, to go
+        round the app once the modal has gone (or, if it stays, to it, as before)."""
+        if not isinstance(event, events.Key) or event.is_forwarded \
+                or getattr(event, "_after_escape", False):
+            return False
+        top = app.screen
+        if not isinstance(top, ModalScreen) or getattr(top, "writing", False):
+            self.modal = None
+            return False
+        return self.kept(app, top, event)
+
+    def kept(self, app, modal, event: events.Key) -> bool:
+        """`event` goes to `modal`: an escape is noted; a key after one is kept (taken). Also
+        for the keys of the burst that opened a dialog, which the app hands on to it (typed
+        before it was there: "Q", "x", escape, "3")."""
+        if event.key == "escape":
+            self.modal = modal
+            return False
+        if modal is not self.modal:
+            return False
+        self._again(app, modal, events.Key(event.key, event.character), 0)
+        return True
+
+    def _again(self, app, modal, key: events.Key, tries: int) -> None:
+        if app.screen is modal and tries < AFTER_ESCAPE_TRIES:
+            app.set_timer(AFTER_ESCAPE_WAIT_S, lambda: self._again(app, modal, key, tries + 1))
+            return
+        key._after_escape = True
+        app.post_message(key)

@@ -13,6 +13,8 @@ import sys
 import termios
 import time
 
+import pytest
+
 from storegen import entry, write_store
 
 HOSTILE = {
@@ -160,3 +162,32 @@ def test_escape_and_a_key_read_as_one_are_the_escape_then_the_key(tmp_path):
         os.close(master)
     assert shown, "escape and ? read as one did not open the help"
     assert b"zz?" not in after
+
+
+@pytest.mark.parametrize("keys", [b"Qx\x1b3", b"\x10\x1b3"], ids=["dialog", "palette"])
+def test_a_screen_digit_after_the_escape_that_closes_a_modal_goes_to_its_screen(tmp_path, keys):
+    """"Q x esc 3" in one burst (helper-62 #2), or ctrl+p then esc 3: the escape closes the
+    quarantine dialog (the command palette), and the 3 opens Conflicts. The 3 was read before
+    the modal had gone, went into it, and was lost: the screen stayed on Beliefs. Nothing is
+    written."""
+    store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
+                                          entry("A1", entity="e", attribute="a", value="plainvalue"))])
+    before = (store / "events.jsonl").read_bytes()
+    master, proc = open_in_terminal(store, 40, 140)
+    out = bytearray()
+    conflicts = b"Beliefs with markers"
+    try:
+        assert read_until(master, out, lambda data: b"plainvalue" in textual_own_removed(data)), \
+            "the app never painted the store"
+        quiet_for(master, out, 1.0)
+        mark = len(out)
+        os.write(master, keys)
+        shown = read_until(master, out, lambda data: conflicts in textual_own_removed(data[mark:]),
+                           limit=20)
+        os.write(master, b"\x11")                      # ctrl+q
+        read_until(master, out, lambda data: proc.poll() is not None, limit=20)
+    finally:
+        proc.kill()
+        os.close(master)
+    assert shown, "the 3 after the escape did not open Conflicts"
+    assert (store / "events.jsonl").read_bytes() == before
