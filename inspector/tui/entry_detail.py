@@ -5,6 +5,7 @@ context, what it rests on and what rests on it, and why the gate held it. Read b
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from ..present.mask import is_secret, mask_text, mask_value
@@ -38,6 +39,8 @@ class Detail:
     change: str = ""                      # the diff view: the change it is opened for
     causes: list[dict] = field(default_factory=list)   # and the events that made it
     causes_truncated: bool = False        # the causes stop short (diff's bounds)
+    as_of: str | None = None              # the view's knowledge time, when it is not now
+    then: dict | None = None              # and the entry's last event at or before it (None: none yet)
 
 
 class EntryReads:
@@ -55,6 +58,11 @@ class EntryReads:
                            secret=is_secret(entry), held_why=held_why(entry))
             for event in found.events:
                 event["secret"] = found.secret or is_secret({**entry, "value": event["value"]})
+            if self.as_of_typed:          # the rows are as of a time: so is the pane's first line
+                tk = self.spec.moment.tk
+                found.as_of = tk.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+                found.then = next((e for e in reversed(found.events)
+                                   if datetime.fromisoformat(e["at"]) <= tk), None)
             if entry.get("status") != "erased":
                 self._judge(cur, found)
             if with_lineage:

@@ -1450,3 +1450,53 @@ def test_on_a_narrow_terminal_every_tab_keeps_its_digit(tmp_path, width, tabs):
             await wait_rows(pilot, "#beliefs", 2)
             assert screen_text(app).splitlines()[1].split() == tabs
     run(main())
+
+
+def test_as_of_a_time_the_detail_pane_shows_the_entry_as_it_stood_then(tmp_path):
+    """The rows are as of 04:07: so is the pane's first line, above the entry now (helper-62
+    #3: L1's row said 1240, its pane 180, the value written later; W1's pane said quarantined,
+    a status it took after 04:07)."""
+    store = private_copy("incident-afternoon", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("t", *"2025-03-14T04:07:00Z", "enter")
+            await until(pilot, lambda: app.status.as_of == "2025-03-14T04:07:00Z"
+                        and table(app).row_count == 6 and table(app).row_at(5) is not None)
+            await cursor_to(pilot, "L1")
+            text = screen_text(app)
+            assert "svc:payments · p95_latency_ms = 1240" in text
+            assert "as of 2025-03-14T04:07:00Z: 1240 · active (event" in text
+            assert "the entry now (the row is as of the view's time):" in text
+            await cursor_to(pilot, "W1")
+            assert pane(app).detail.then["status"] == "active"
+            assert pane(app).detail.entry["status"] == "quarantined"
+    run(main())
+
+
+def test_a_view_field_left_with_a_time_not_applied_shows_the_view_s_time_again(tmp_path):
+    """"yesterday" is refused; escape leaves the field showing "as of: now", what the rows
+    are, and says what was not applied (helper-62 #4: the field kept "yesterday")."""
+    store = private_copy("incident-afternoon", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("t", *"yesterday", "enter")
+            await until(pilot, lambda: any("RFC 3339" in n for n in notices(app)), what="the refusal")
+            await pilot.press("escape")
+            field = app.screen.query_one("#as-of", Input)
+            await until(pilot, lambda: field.value == "" and app.focused is table(app))
+            assert "as-of 'yesterday' was not applied (enter applies it): the view is at now" \
+                in notices(app), notices(app)
+            assert app.status.as_of is None
+            # A time applied, then another typed and left without enter: back to the applied one.
+            await pilot.press("t", *"2025-03-14T04:07:00Z", "enter")
+            await until(pilot, lambda: app.status.as_of == "2025-03-14T04:07:00Z")
+            await pilot.press("t", "backspace", "1", "escape")
+            await until(pilot, lambda: field.value == "2025-03-14T04:07:00Z")
+            assert app.status.as_of == "2025-03-14T04:07:00Z"
+    run(main())

@@ -33,6 +33,14 @@ LEGEND = {"contested": ("contested", "contested"), "claim_disagrees": ("claim di
           "from_broader": ("won by a broader scope's entry", "broader")}
 
 
+def _same_time(typed: str, applied: str | None) -> bool:
+    """Whether a time field's text names the time the view is at (another spelling of it)."""
+    try:
+        return applied is not None and bool(typed) and parse_time(typed) == parse_time(applied)
+    except ValueError:
+        return False
+
+
 def legend(width: int) -> Text:
     """MRK: ⚑ contested · C claim disagrees · …, in the words that fit `width`."""
     for long in (True, False):
@@ -154,6 +162,24 @@ class BeliefsScreen(InspectorScreen):
                             valid_at=format_time(values["valid-at"]) if values["valid-at"] else None)
         self.app.rebuild_view()
         self.query_one("#beliefs", VirtualTable).focus()
+
+    def action_leave_input(self) -> None:
+        """Escape: as on every screen; and a view field left with what the view is not at (a
+        time that is not RFC 3339, or one typed and never applied with enter) shows what it is
+        at again, and says so (helper-62: "yesterday" stayed in the as-of field while the
+        rows were now's)."""
+        status = self.app.status
+        for name, applied in (("context", status.context), ("as-of", status.as_of),
+                              ("valid-at", status.valid_at)):
+            field = self.query_one(f"#{name}", Input)
+            typed = field.value.strip()
+            if typed == (applied or "") or (name != "context" and _same_time(typed, applied)):
+                continue
+            field.value = applied or ""
+            shown = applied or ("each scope" if name == "context" else "now")
+            self.notify(render(f"{name} {typed!r} was not applied (enter applies it): the view "
+                               f"is at {shown}", one_line=True), severity="warning", markup=False)
+        super().action_leave_input()
 
     # -- the selected row and jumps -------------------------------------------------------------
 

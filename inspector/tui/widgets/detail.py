@@ -173,6 +173,8 @@ class DetailPane(ScrollView, can_focus=True):
             blocks += self._causes(d)
             # Below, the entry as the store holds it now: the row above is the window's change.
             blocks.append((Text("the entry now (the window's change is above):", style="bold"), None))
+        elif d.as_of:
+            blocks += self._as_of(d)
         if d.held_why:                    # a reviewer's first question: what did the gate see
             held = Text("held because: ", style="bold yellow")
             held.append_text(safe(d.held_why, one_line=True, max_chars=300, style="yellow"))
@@ -228,6 +230,19 @@ class DetailPane(ScrollView, can_focus=True):
         self._scroll_to_selected()
         self.focus()
 
+    def _as_of(self, d: Detail) -> list[tuple[Text, str | None]]:
+        """The view is as of a time: the entry as it stood then (its last event at or before
+        it), above the entry as the store holds it now (helper-62: the row said 1240 as of
+        04:07, the pane 180 and a quarantine that came later)."""
+        line = Text(f"as of {d.as_of}: ", style="bold cyan")
+        if d.then is None:
+            line.append("not written yet", style="cyan")
+        else:
+            line.append_text(value_text(self._shown(d, d.then["value"], d.then["secret"]), 200))
+            line.append(f" · {d.then['status']} (event {d.then['seq']}, {d.then['at']})", style="cyan")
+        return [(line, None), (Text("the entry now (the row is as of the view's time):",
+                                     style="bold"), None)]
+
     def _title(self, d: Detail) -> Text:
         entry, title = d.entry, Text()
         if entry.get("status") == "erased":
@@ -236,7 +251,10 @@ class DetailPane(ScrollView, can_focus=True):
             return title
         title.append_text(safe(f"{entry['entity']} · {entry['attribute']}", one_line=True, style="bold"))
         title.append(" = ")
-        title.append_text(value_text(self._shown(d, entry.get("value"), d.secret)))
+        if d.as_of and d.then is not None:        # the row's value: as of the view's time
+            title.append_text(value_text(self._shown(d, d.then["value"], d.then["secret"])))
+        else:
+            title.append_text(value_text(self._shown(d, entry.get("value"), d.secret)))
         if d.secret:
             if self.revealed == d.memory_id:
                 title.append("  secret, shown (ctrl+r hides)", style="bold red")
