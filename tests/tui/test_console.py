@@ -551,6 +551,44 @@ def test_question_mark_lists_every_key_of_the_screen_from_its_bindings(tmp_path)
     run(main())
 
 
+@pytest.mark.parametrize("key, listed, absent, legend", [
+    ("0", [("↓ → j", "next"), ("⏎", "narrow the screens to it")],
+     ["leave the field for the table; on the table, show every row again after F or the "
+      "Overview narrowed it"], False),
+    ("1", [("tab shift+tab", "the next (previous) field: filter, context, as-of, valid-at"),
+           ("esc", "leave the field for the table; on the table, show every row again after F "
+                   "or the Overview narrowed it")], [], True),
+    ("6", [("b", "revert batch"), ("space", "mark")], [], False),
+    ("7", [], ["mark"], False),
+    ("8", [], ["mark"], True),
+])
+def test_the_help_lists_the_keys_that_work_there_and_no_other(tmp_path, key, listed, absent, legend):
+    """helper-62 #10: the Overview's help had neither its arrows nor enter, but "leave the
+    input" it has not; the markers' legend showed where no table has markers; the Beliefs
+    fields' tab was missing; space marked rows on Erasure and Diff, where no action reads marks
+    (helper-62 #6). (Audit's space marks: b reads its marks.)"""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(160, 60)) as pilot:
+            await ready(pilot)
+            await pilot.press(key)
+            await settle(pilot)
+            if key == "7":                      # out of the subject field
+                await pilot.press("escape")
+            await pilot.press("question_mark")
+            await until(pilot, is_screen(app, "HelpScreen"))
+            pairs = {(keys, what) for _, rows in app.screen.groups for keys, what in rows}
+            whats = {what for _, what in pairs}
+            for pair in listed:
+                assert pair in pairs, (pair, sorted(pairs))
+            for what in absent:
+                assert what not in whats, what
+            assert ("⚑ contested · C claim disagrees" in screen_text(app)) is legend
+    run(main())
+
+
 def test_the_palette_finds_the_actions_of_the_screen(tmp_path):
     store = private_copy("branch-contamination", tmp_path / "s")
 

@@ -65,7 +65,7 @@ class FrequencyModal(ModalScreen[dict | None]):
                               "rows with that value", style="bold"))
             yield VirtualTable([Column("n", "ROWS", 7, render=lambda v: Text(f"{v:>6}")),
                                 Column("value", "VALUE", render=lambda v: v)],
-                               key="key", id="frequencies")
+                               key="key", id="frequencies", markable=False)
 
     def on_mount(self) -> None:
         table = self.query_one(VirtualTable)

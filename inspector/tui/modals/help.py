@@ -20,18 +20,26 @@ from ...present.glyphs import MARK_LEGEND
 def key_rows(screen: Screen) -> list[tuple[str, list[tuple[str, str]]]]:
     """(where, [(keys, what)]) for the screen's table, detail pane, the screen and the app,
     leaving out what check_action disables (read-only mode removes the curation actions)."""
+    from textual.widgets import Input
+    from ..widgets.charts import OverviewChart
     from ..widgets.detail import DetailPane
     from ..widgets.virtual_table import VirtualTable
     app = screen.app
     groups = []
     tables = [t for t in screen.query(VirtualTable) if t.display]
     panes = list(screen.query(DetailPane))
+    charts = list(screen.query(OverviewChart))
+    # escape leaves a field, or a narrowing of the table: said only where there is either
+    leaves = bool(tables) or bool(screen.query(Input))
     for where, node in ((f"{screen.SPEC.label} screen", screen),
                         ("detail pane (l or tab to focus)", panes[0] if panes else None),
-                        ("table", tables[0] if tables else None), ("everywhere", app)):
+                        ("table", tables[0] if tables else None),
+                        ("chart", charts[0] if charts else None), ("everywhere", app)):
         if node is None:
             continue
         rows: dict[str, list[str]] = {}
+        for keys, what in getattr(node, "HELP_KEYS", ()):    # keys a widget reads itself
+            rows.setdefault(what, []).append(keys)
         bindings = node._bindings.copy()
         inherited = _plumbing(node)
         if app._keymap:
@@ -41,10 +49,18 @@ def key_rows(screen: Screen) -> list[tuple[str, list[tuple[str, str]]]]:
                 continue
             if node.check_action(action_name(binding), action_params(binding)) is False:
                 continue
+            if action_name(binding) == "leave_input" and not leaves:
+                continue
             rows.setdefault(binding.description, []).append(app.get_key_display(binding))
         if rows:
             groups.append((where, [(" ".join(dict.fromkeys(keys)), what) for what, keys in rows.items()]))
     return groups
+
+
+def has_markers(screen: Screen) -> bool:
+    """Whether a table of the screen shows markers (its MRK or MARKER column)."""
+    from ..widgets.virtual_table import VirtualTable
+    return any(c.key in ("marks", "marker") for t in screen.query(VirtualTable) for c in t.columns)
 
 
 def _plumbing(node) -> set[tuple[str, str]]:
@@ -77,6 +93,7 @@ class HelpScreen(ModalScreen[None]):
         super().__init__()
         self.groups = key_rows(screen)
         self.label = screen.SPEC.label
+        self.legend = has_markers(screen)
 
     def compose(self) -> ComposeResult:
         table = Table(box=None, pad_edge=False, show_header=False, expand=True)
@@ -91,7 +108,8 @@ class HelpScreen(ModalScreen[None]):
         legend.append(MARK_LEGEND)
         with Vertical(id="help-dialog"):
             yield Static(Text(f"Keys of the {self.label} screen", style="bold"))
-            yield Static(legend)
+            if self.legend:
+                yield Static(legend)
             with VerticalScroll(id="help-body"):
                 yield Static(table, id="help-keys")
                 yield Static(Text("Every action opens its plan and asks for a reason; nothing is "

@@ -31,7 +31,9 @@ MARKS_NAMED = 5          # a notice about marked rows that left names this many 
 class InspectorScreen(Screen):
     SPEC: ScreenSpec          # set by the `screen` decorator
     BINDINGS = [
-        Binding("escape", "leave_input", "leave the input", show=False, id="screen.leave_input"),
+        Binding("escape", "leave_input", "leave the field for the table; on the table, show "
+                "every row again after F or the Overview narrowed it", show=False,
+                id="screen.leave_input"),
         Binding("l", "lineage", "lineage", id="detail.lineage"),
         Binding("d", "pane_size", "detail pane", id="detail.size"),
         Binding("less_than_sign", "back", "back", id="detail.back"),

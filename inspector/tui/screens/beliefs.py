@@ -80,6 +80,9 @@ def belief_columns() -> list[Column]:
           "as-of time, or clear the filter).",
     short="Beliefs"))
 class BeliefsScreen(InspectorScreen):
+    # Keys the fields read themselves (TypedInput), not bindings: listed in the help as well.
+    HELP_KEYS = [("tab shift+tab", "the next (previous) field: filter, context, as-of, valid-at"),
+                 ("enter", "in context, as-of or valid-at: apply it")]
     BINDINGS = [
         Binding("slash", "focus('#filter')", "filter", id="beliefs.filter"),
         Binding("c", "focus('#context')", "context", id="beliefs.context"),

@@ -109,7 +109,7 @@ class DiffScreen(InspectorScreen):
                 Column("marks", "MRK", 3, render=lambda v: Text(v or "", style="bold yellow"), drop=3),
                 Column("n_causes", "CAUSES", 6, render=lambda v: Text(str(v)), drop=1),
             ], key="row_key", id="changes", sortable=True, empty=self.SPEC.empty,
-                id_field="memory_id")
+                id_field="memory_id", markable=False)       # no action here reads marks
             yield DetailPane(id="detail")
 
     def on_mount(self) -> None:

@@ -58,7 +58,7 @@ class ErasureScreen(InspectorScreen):
             with Vertical(id="erasure-left"):
                 yield VirtualTable([Column("name", "KNOWN SUBJECT", min=14, grow=True),
                                     Column("entries", "ENTRIES", 7, render=lambda v: Text(f"{v:>7}"))],
-                                   key="name", id="subjects", sortable=True,
+                                   key="name", id="subjects", sortable=True, markable=False,
                                    empty="No entry names a data subject.")
                 yield VirtualTable([id_column(), Column("fate", "FATE", 6),
                                     Column("entity", "ENTITY", min=8, measure=True, drop=2),
@@ -67,6 +67,7 @@ class ErasureScreen(InspectorScreen):
                                     Column("kind", "KIND", 11, drop=3),
                                     Column("status", "STATUS", 11, drop=1)],
                                    key="memory_id", id="preview", id_field="memory_id",
+                                   markable=False,     # e erases the subject: every row
                                    empty="Nothing to preview: type a subject and press enter.")
             with VerticalScroll(id="certificate-pane"):
                 yield Static(Text(START, style="dim"), id="certificate")
