@@ -19,13 +19,13 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 
 from ..present.text import render, render_message
-from ..store.errors import InspectorError, Stale
+from ..store.errors import InspectorError, Refused, Stale
 from ..store.registry import ACTIONS
 from ..store.logfile import StorePaths, exposure_warning
 from .commands import InspectorCommands
 from .keymap import load_config
 from .keyroute import EscapeBurst, note_handed, rerouted
-from .live import log_change
+from .live import log_change, log_identity
 from .modals.dialog import Pending, TypeAhead
 from .modals.erase import EraseModal
 from .modals.help import HelpScreen
@@ -339,6 +339,7 @@ class InspectorApp(App):
     @work(thread=True, exclusive=True, group="plan")
     def _plan(self, pending: Pending, name: str, ids: list[str], visible, subject: str | None,
               filtered: bool, batch: str | None = None) -> None:
+        planned_log = log_identity(self.session.store.paths.log)
         try:
             plan = plan_action(self.session, name, ids, subject, batch=batch)
         except InspectorError as error:
@@ -348,7 +349,7 @@ class InspectorApp(App):
         changed = [side["memory_id"] for c in getattr(plan, "belief_changes", ())
                    for side in (c["before"], c["after"]) if side]
         context = {"filtered": filtered, "secret": self.session.secret_ids(changed),
-                   "view_time": self._view_time()}
+                   "view_time": self._view_time(), "planned_log": planned_log}
         if getattr(plan, "erased", None) is not None:
             # What the erasure takes and keeps, each by id, key and value (masked if secret):
             # the data owner checks them before typing the confirmation.
@@ -380,7 +381,13 @@ class InspectorApp(App):
         try:
             result = apply_action(self.session, plan, reason)
         except InspectorError as error:
-            self.call_from_thread(dialog.failed, str(error), isinstance(error, Stale))
+            # Refused after the log changed since the plan (an entry another process rejected
+            # meanwhile): no reason typed here can mend that, so it is stale, never "correct it".
+            stale = isinstance(error, Stale) or (isinstance(error, Refused) and log_identity(
+                self.session.store.paths.log) != dialog.context.get("planned_log"))
+            message = str(error) if isinstance(error, Stale) or not stale else \
+                f"store changed since this was planned: {error}"
+            self.call_from_thread(dialog.failed, message, stale)
             return
         finally:
             self._pending(False)

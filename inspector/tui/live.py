@@ -52,3 +52,12 @@ def _hash(line: bytes) -> str | None:
         return json.loads(line).get("hash")
     except (ValueError, AttributeError):
         return "(unreadable)"
+
+
+def log_identity(log: os.PathLike) -> tuple[int, int, int] | None:
+    """(inode, size, mtime in ns) of the log: whatever a write to it changes (None if unreadable)."""
+    try:
+        st = os.stat(log)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from rich.segment import Segment
+from rich.text import Text
 from textual import events as textual_events
 from textual.widgets import Input, Static
 
@@ -1537,4 +1538,31 @@ def test_a_view_field_left_with_a_time_not_applied_shows_the_view_s_time_again(t
             await pilot.press("t", "backspace", "1", "escape")
             await until(pilot, lambda: field.value == "2025-03-14T04:07:00Z")
             assert app.status.as_of == "2025-03-14T04:07:00Z"
+    run(main())
+
+
+def test_an_erase_dialog_too_small_for_its_list_says_how_much_is_out_of_sight(tmp_path):
+    """At 60x20 the erase dialog's list shows a few of its lines; its lower border says how many
+    more there are and how to scroll to them, and follows the scrolling (helper-62 #7: one
+    entry of six was shown, with nothing saying there were more). The fields and buttons stay on
+    screen."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(60, 20)) as pilot:
+            await ready(pilot)
+            await erase_dialog(pilot)
+            await settle(pilot)
+            dialog = app.screen.query_one("#erase-dialog")
+            said = lambda: Text.from_markup(str(dialog.border_subtitle or "")).plain  # noqa: E731
+            body = app.screen.query_one("#plan-body")
+            hidden = round(body.max_scroll_y)
+            assert hidden > 5
+            await until(pilot, lambda: said() == f"↕ {hidden} more lines below: pgdn/pgup", what=said())
+            assert app.screen.shown_whole()
+            await pilot.press("pagedown")
+            await until(pilot, lambda: "more lines above: pgdn/pgup" in said())
+            await pilot.press("pageup", "pageup")
+            await until(pilot, lambda: said() == f"↕ {hidden} more lines below: pgdn/pgup")
     run(main())

@@ -14,7 +14,7 @@ from textual import events
 from textual._time import get_time
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.errors import NoWidget
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
@@ -237,6 +237,19 @@ class Pending(TypeAhead, ModalScreen[None]):
         self.dismiss(None)
 
 
+class PlanBody(VerticalScroll):
+    """The scrolling list of a plan's dialog; never focused (pageup and pagedown scroll it from
+    the fields, so a key typed while the dialog opens goes to its field). Each time it is laid
+    out anew, its dialog says how much of it is out of sight (ActionDialog._say_more)."""
+
+    can_focus = False
+
+    def on_resize(self) -> None:
+        say = getattr(self.screen, "_say_more", None)
+        if say is not None:
+            self.call_after_refresh(say)
+
+
 class ActionDialog(TypeAhead, ModalScreen[object]):
     """A reviewed plan, confirmed with a reason; subclasses draw the plan and check the
     confirmation. The app applies it (`app.apply_plan`) and calls `failed` or `done`."""
@@ -324,12 +337,29 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
             return
         body = bodies.first()
         dialog = body.parent
+        if not getattr(self, "_watching_body", False):
+            self._watching_body = True
+            self.watch(body, "scroll_y", lambda _: self._say_more(), init=False)
         others = sum(w.outer_size.height + w.styles.margin.top + w.styles.margin.bottom
                      for w in dialog.children if w is not body and w.display)
         room = int(self.size.height * 0.9) - dialog.styles.border.spacing.height - others
         limit = max(1, min(room, int(self.size.height * 0.6)))
         if body.styles.max_height is None or body.styles.max_height.value != limit:
             body.styles.max_height = limit
+
+    def _say_more(self) -> None:
+        """On the dialog's lower border, under a plan's list that does not fit: how much of it is
+        out of sight, and how to see it (helper-62: at 60x20 the erase dialog showed one of six
+        entries, and nothing said there were more). The border: a line in the dialog would
+        take a row from the list or push the fields off a small terminal."""
+        for body in self.query("#plan-body"):
+            below = max(0, round(body.max_scroll_y - body.scroll_y))
+            above = max(0, round(body.scroll_y))
+            parts = [f"{n} more line{'' if n == 1 else 's'} {where}"
+                     for n, where in ((below, "below"), (above, "above")) if n]
+            said = Text(f"↕ {', '.join(parts)}: pgdn/pgup", style="bold yellow") if parts else ""
+            if body.parent is not None and str(body.parent.border_subtitle or "") != str(said):
+                body.parent.border_subtitle = said
 
     def shown_whole(self) -> bool:
         """Whether the fields and buttons are all on screen, unclipped: an operator never

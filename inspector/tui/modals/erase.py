@@ -10,12 +10,12 @@ import json
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
 from ...present.text import safe, safe_value
 from ..widgets.typed_input import SEPARATOR
-from .dialog import ActionDialog, TypedInput
+from .dialog import ActionDialog, PlanBody, TypedInput
 
 LISTED = 200            # entries listed by id, key and value; the rest are counted
 VALUE_CHARS = 60        # a value longer than this is cut (the Erasure preview shows it whole)
@@ -79,9 +79,7 @@ class EraseModal(ActionDialog):
                 yield Static(safe(f"⚠ {warning}", style="bold yellow"), classes="erase-warning")
             # Never focused (pageup and pagedown scroll it from the fields): a key typed while
             # the dialog opens goes to the confirmation field, not to the list.
-            body = VerticalScroll(id="plan-body")
-            body.can_focus = False
-            with body:
+            with PlanBody(id="plan-body"):
                 yield from self.listed("would be erased:", plan.erased, "erase")
                 if plan.retained:
                     yield from self.listed("retained under legal hold (not erased):",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
 from ...present.mask import is_secret, mask_value
@@ -17,7 +17,7 @@ from ...store import gate
 from ...store.actions import Plan
 from ..entry_detail import held_why
 from ..widgets.typed_input import SEPARATOR
-from .dialog import ActionDialog, TypedInput
+from .dialog import ActionDialog, PlanBody, TypedInput
 
 LOUD = (gate.RULE, gate.SECRET)      # held reasons whose approval the dialog warns about
 
@@ -98,7 +98,7 @@ class PlanModal(ActionDialog):
                 warning.append(". Approving lets the agent believe and follow it. "
                                "Press ctrl+y to approve.", style="bold red")
                 yield Static(warning, classes="loud")
-            with VerticalScroll(id="plan-body"):
+            with PlanBody(id="plan-body"):
                 yield Static(plan_table(plan))
                 if plan.skipped:
                     skipped = Text(f"skipped (status does not allow {plan.request.action}): ", style="dim")
