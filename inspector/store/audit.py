@@ -178,6 +178,8 @@ class _Walk:
             document = jsonsafe.loads(read_regular(path))
         except (OSError, ValueError):
             return False
+        if not isinstance(document, dict):       # '[]', 'null', '"x"': not a certificate
+            return False
         document.pop("head_after", None)
         return sha256_hex(canonical(document)) == digest
 

@@ -112,6 +112,9 @@ def load(paths: StorePaths) -> Policy:
     except tomllib.TOMLDecodeError as exc:
         raise BadInput(f"{path}: not valid TOML ({exc}); fix it or remove it to use the "
                        "default policy") from None
+    except RecursionError:             # arrays or tables nested hundreds deep: no policy's shape
+        raise BadInput(f"{path}: nested too deeply to be a policy (expected only [[protect]] "
+                       "tables); fix it or remove it to use the default policy") from None
     return Policy("file", tuple(_rule(path, n, item) for n, item in
                                 enumerate(_protects(path, data), start=1)))
 

@@ -35,6 +35,9 @@ def load_config(path: Path | None = None) -> dict:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         print(f"warning: {path}: ignored ({exc})", file=sys.stderr)
         return {}
+    except RecursionError:
+        print(f"warning: {path}: ignored (nested too deeply to be a configuration)", file=sys.stderr)
+        return {}
     keys = data.get("keys", {})
     if not isinstance(keys, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                              for k, v in keys.items()):

@@ -47,3 +47,35 @@ def test_a_fifo_as_a_certificate_is_a_missing_certificate_to_audit(tmp_path):
     assert result.json["problems"] == [{"seq": 1, "problem": (
         f"seq 1: certificate {certificate.stem} is missing or does not match the digest its "
         "erase event recorded")}]
+
+
+@pytest.mark.parametrize("text", ["[]", "null", '"x"', "1", "[1, 2]"])
+def test_a_certificate_that_is_json_but_not_an_object_is_a_certificate_that_does_not_match(
+        tmp_path, text):
+    """helper-61 #1: '[]' in place of a certificate ended `audit --verify` in a traceback
+    (TypeError in dict.pop); it is a certificate that does not match, as '{}' was."""
+    store = _store(tmp_path)
+    assert inspector("erase", store, "--subject", "user:42", "--reason", "DSR-1").code == 0
+    (certificate,) = (store / "certificates").iterdir()
+    certificate.write_text(text)
+    result = inspector("audit", store, "--verify", "--json", subprocess_run=True)
+    assert (result.code, result.stderr) == (1, "")
+    assert result.json["problems"] == [{"seq": 1, "problem": (
+        f"seq 1: certificate {certificate.stem} is missing or does not match the digest its "
+        "erase event recorded")}]
+
+
+@pytest.mark.parametrize("text", ["a = " + "[" * 600 + "]" * 600,
+                                  "a = " + "{b=" * 1000 + "1" + "}" * 1000])
+def test_a_policy_nested_too_deeply_is_one_line_not_a_traceback(tmp_path, text):
+    """helper-61 #2: a policy.toml nested 500 deep ended every write through the gate (and
+    `policy show`, `scan`, `report`) in tomllib's RecursionError, 2,500 lines of traceback."""
+    store = _store(tmp_path)
+    (store / "policy.toml").write_text(text)
+    (store / "policy.toml").chmod(0o600)
+    for command in (["scan", store], ["policy", "show", store]):
+        result = inspector(*command, subprocess_run=True)
+        assert (result.code, result.stdout) == (2, "")
+        assert result.stderr == (f"error: {store}/policy.toml: nested too deeply to be a policy "
+                                 "(expected only [[protect]] tables); fix it or remove it to use "
+                                 "the default policy\n")
