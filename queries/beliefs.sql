@@ -329,9 +329,10 @@ DELETE FROM patch_rows
 SELECT scope, entity, attribute, memory_id, value FROM beliefs_in($tk, $tk, NULL, true)
 
 -- name: unsupported_among
--- Which of the given summaries the belief rule would not support as of $tk.
-SELECT memory_id FROM support_at($tk, $now)
-WHERE NOT supported AND memory_id IN (SELECT unnest($ids::VARCHAR[]))
+-- Which of the given summaries the belief rule would not support, in `support` as
+-- stepwise.materialize left it (as one statement over support_at, a chain of summaries took
+-- time quadratic in its length: 12,000 in one feed, 77 s to ingest; 0.85 s in parts).
+SELECT memory_id FROM support WHERE NOT supported AND memory_id IN (SELECT unnest($ids::VARCHAR[]))
 
 -- name: snapshot_meta_create
 -- The belief snapshot (snapshot.py): what it was built for.

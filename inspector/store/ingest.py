@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import jsonsafe
-from . import gate, macros, policy
+from . import gate, policy, stepwise
 from .append import LogWriter
 from .audit import parse_line
 from .beliefs import at_head
@@ -142,10 +142,10 @@ def _hold_unsupported(store: Store, drafts: list[dict]) -> None:
                  if d["body"]["after"]["kind"] == "summary" and d["op"] != "hold"}
     if not summaries:
         return
-    with store.what_if(drafts):
+    with store.what_if(drafts):          # `support` too is rolled back with the drafts
         tk = now_utc()
-        rows = store.con.execute(macros.sql(store.con, "unsupported_among"), {
-            "tk": tk, "now": at_head(store.con, tk), "ids": list(summaries)}).fetchall()
+        stepwise.materialize(store.con, tk, at_head(store.con, tk))
+        rows = store.con.execute(sql("unsupported_among"), {"ids": list(summaries)}).fetchall()
     for (memory_id,) in rows:
         draft = summaries[memory_id]
         draft["op"] = "hold"

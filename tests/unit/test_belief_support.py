@@ -8,7 +8,8 @@ import pytest
 from storegen import entry, write_store
 from inspector.store import beliefs as B
 from inspector.store.entries import judged_now
-from inspector.store import macros
+from inspector.store import stepwise
+from inspector.store.queries import sql
 from inspector.store.load import Store
 from inspector.store.model import parse_time
 
@@ -76,9 +77,8 @@ def store(tmp_path_factory):
 
 
 def test_which_summaries_the_rule_supports(store):
-    rows = store.con.execute(macros.sql(store.con, "unsupported_among"),
-                             {"tk": NOW.tk, "now": B.at_head(store.con, NOW.tk),
-                              "ids": list(SUMMARIES)}).fetchall()
+    stepwise.materialize(store.con, NOW.tk, B.at_head(store.con, NOW.tk))
+    rows = store.con.execute(sql("unsupported_among"), {"ids": list(SUMMARIES)}).fetchall()
     assert sorted(r[0] for r in rows) == sorted(k for k, (_, ok, _) in SUMMARIES.items() if not ok)
 
 

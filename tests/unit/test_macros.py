@@ -41,8 +41,7 @@ def test_what_each_statement_needs_is_what_it_calls_and_what_those_call():
         "judged_add_range": ["state_replay", "state_at", "judged_in_range"],
         "judged_range_starts": ["state_replay", "state_at"],
         "report_held_queue": ["state_replay", "state_at"],
-        "scan_unsupported": ["state_replay", "state_at"],
-        "unsupported_among": ["state_replay", "state_at", "support_at"]}
+        "scan_unsupported": ["state_replay", "state_at"]}
 
 
 def test_no_module_fetches_a_statement_that_needs_them_without_defining_them():
@@ -66,17 +65,13 @@ def test_a_store_binds_them_only_when_a_statement_needs_them(tmp_path):
         text = macros.sql(store.con, "scan_unsupported")
         assert text == queries.sql("scan_unsupported")
         assert defined(store.con) == ["state_at", "state_replay"]
-        macros.sql(store.cursor(), "unsupported_among")     # a cursor shares the database
-        assert defined(store.con) == ["state_at", "state_replay", "support_at"]
+        macros.sql(store.cursor(), "diff_judged")           # a cursor shares the database
+        assert defined(store.con) == ["judged_at", "state_at", "state_replay", "support_at"]
         watched = Watched(store.con)
-        macros.sql(watched, "unsupported_among")            # once: nothing is bound again
+        macros.sql(watched, "diff_judged")                  # once: nothing is bound again
         assert [q.split("(")[0] for q in watched.seen] == ["SELECT function_name FROM duckdb_functions"]
         macros.whole(store.con)
         assert defined(store.con) == ["judged_at", "judged_in_range", "state_at", "state_replay",
                                       "support_at"]
-        rows = store.con.execute(macros.sql(store.con, "unsupported_among"),
-                                 {"tk": "2026-01-01T00:00:00Z", "now": True,
-                                  "ids": ["M0", "M1"]}).fetchall()
-        assert rows == []
     finally:
         store.close()
