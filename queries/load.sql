@@ -214,6 +214,9 @@ UPDATE staged SET malformed = CASE
     WHEN not_text = 'scope' THEN 'field "scope" must be a string'
     WHEN length(s.scope) - length(replace(s.scope, '/', '')) >= $max_segments
         THEN 'field "scope" must have at most ' || $max_segments || ' segments'
+    WHEN s.scope <> '' AND (starts_with(s.scope, '/') OR ends_with(s.scope, '/')
+                            OR contains(s.scope, '//'))
+        THEN 'field "scope" must not have an empty segment ("a//b", "/a", "a/")'
     WHEN NOT list_contains($kinds, s.kind)
         THEN 'field "kind" must be observation, claim, inference or summary'
     WHEN s.layer IS NOT NULL AND NOT list_contains($layers, s.layer)

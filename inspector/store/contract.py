@@ -48,6 +48,8 @@ def _strings(entry: dict) -> str | None:
                 return 'field "scope" must be a string'
             if value.count("/") >= MAX_SCOPE_SEGMENTS:
                 return f'field "scope" must have at most {MAX_SCOPE_SEGMENTS} segments'
+            if value and "" in value.split("/"):      # "a//b", "/a", "a/": no --scope names it
+                return 'field "scope" must not have an empty segment ("a//b", "/a", "a/")'
         elif not isinstance(value, str) or not value:
             return f'field "{name}" must be a non-empty string'
     return None

@@ -39,7 +39,8 @@ HOSTILE = {
     "value": [math.inf, -math.inf, math.nan, deep(65), deep(3000), {"a": [math.inf]}],
     "kind": ["rumour", 7],
     "status": ["weird"],
-    "scope": [5, ["a"], "/".join(["s:1"] * 33), "/".join(f"s:{i}" for i in range(6000))],
+    "scope": [5, ["a"], "/".join(["s:1"] * 33), "/".join(f"s:{i}" for i in range(6000)),
+              "a//b", "/a", "a/", "/"],          # an empty segment: no --scope names it
     "tags": [[1, 2], "x", [""]],
     "justification": [["ok", 3], "M1"],
     "entity": ["", 12],
@@ -356,6 +357,10 @@ FIELD_VALUES = st.one_of(
 @example(mutations={"value": 2 ** 63, "certificate": 2 ** 63}, dropped=set())
 @example(mutations={"scope": "/".join(["t"] * 32)}, dropped=set())     # as deep as it may be
 @example(mutations={"scope": "/".join(["t"] * 33)}, dropped=set())
+@example(mutations={"scope": "a//b"}, dropped=set())
+@example(mutations={"scope": "a/"}, dropped=set())
+@example(mutations={"scope": "/"}, dropped=set())
+@example(mutations={"scope": "a/ /b"}, dropped=set())
 def test_sql_and_python_judge_entries_alike(tmp_path_factory, mutations, dropped):
     state = {**entry("M1", "svc", "k", "v"), **mutations}
     for name in dropped:
