@@ -47,7 +47,12 @@ OPENS_STORE = frozenset(c for c, m in COMMANDS.items() if m in ("read", "actions
 
 
 def main() -> None:
-    """The entry point; ctrl-c at any point of it is one line and exit 130 (see `_main`)."""
+    """The entry point; ctrl-c at any point of it is one line and exit 130 (see `_main`).
+    Whatever the process creates is its owner's alone (umask 077): the files it opens itself
+    are 0600 anyway, but DuckDB's write-ahead log of a view being written took the umask's
+    mode, 0644 under the usual 022 (helper-61: `.view.duckdb.tmp-….wal` left by a killed
+    erase)."""
+    os.umask(0o077)
     try:
         _main()
     except KeyboardInterrupt:           # before a command's body runs, or after its output

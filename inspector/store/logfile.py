@@ -95,7 +95,11 @@ def store_paths(root: str | os.PathLike) -> StorePaths:
     if not paths.root.is_dir():
         raise BadInput(f"{paths.root} is not a store directory; create one with `inspector init {shell_path(paths.root)}`")
     if not paths.log.is_file():
-        if os.path.lexists(paths.log) and not paths.log.is_symlink():
+        if paths.log.is_symlink():       # dangling, or to a device: not "no log", which init refuses
+            raise BadInput(f"{paths.log} is a symbolic link to {os.readlink(paths.log)!r}, which "
+                           "is not a regular file; a store's log must be one: put the real "
+                           "events.jsonl back")
+        if os.path.lexists(paths.log):
             raise BadInput(f"{paths.log} is not a regular file (a FIFO, a device or a directory); "
                            "a store's log must be one: put the real events.jsonl back")
         raise BadInput(f"{paths.root} has no {LOG_NAME}; create a store with "

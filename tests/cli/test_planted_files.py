@@ -79,3 +79,31 @@ def test_a_policy_nested_too_deeply_is_one_line_not_a_traceback(tmp_path, text):
         assert result.stderr == (f"error: {store}/policy.toml: nested too deeply to be a policy "
                                  "(expected only [[protect]] tables); fix it or remove it to use "
                                  "the default policy\n")
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/nonexistent/events.jsonl"])
+def test_a_log_that_is_a_link_to_no_regular_file_is_named_as_one(tmp_path, target):
+    """helper-61 #5: a log linked to a device, or dangling, was "has no events.jsonl; create a
+    store with `inspector init`", which init then refused ("already a store")."""
+    store = _store(tmp_path)
+    (store / "events.jsonl").unlink()
+    os.symlink(target, store / "events.jsonl")
+    result = inspector("beliefs", store, subprocess_run=True)
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (f"error: {store}/events.jsonl is a symbolic link to {target!r}, which "
+                             "is not a regular file; a store's log must be one: put the real "
+                             "events.jsonl back\n")
+
+
+def test_what_the_process_creates_is_its_owner_s_alone(tmp_path):
+    """helper-61 #6: DuckDB's write-ahead file of a view being written took the umask's mode
+    (0644 under 022), the one file of a store not 0600. The command line runs with umask 077."""
+    import subprocess
+    import sys
+    code = ("import os, sys\nfrom inspector.cli import main\nsys.argv = ['inspector', 'init', "
+            f"{str(tmp_path / 's')!r}]\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "open(sys.argv[2] + '/made-after', 'w').close()\nprint(oct(os.umask(0)))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          preexec_fn=lambda: os.umask(0o022), timeout=120)
+    assert proc.stdout.splitlines()[-1] == "0o77"
+    assert oct((tmp_path / "s" / "made-after").stat().st_mode & 0o777) == "0o600"
