@@ -151,8 +151,15 @@ class InspectorApp(App):
     def action_revert_last(self) -> None:
         """z: revert the newest batch applied since the app was opened, through its plan."""
         if not self.session.applied:
-            self.notify("Nothing to revert: no batch has been applied since the inspector was "
-                        "opened. The Audit screen's b reverts the batch of any event.", timeout=6)
+            if self.session.reverted:
+                n = len(self.session.reverted)
+                self.notify(f"Nothing left to revert: the {n} batch{'' if n == 1 else 'es'} applied "
+                            f"here since the inspector was opened {'was' if n == 1 else 'were'} "
+                            f"reverted already (the last: {self.session.reverted[-1]}). The Audit "
+                            "screen's b reverts the batch of any event.", timeout=8, markup=False)
+            else:
+                self.notify("Nothing to revert: no batch has been applied since the inspector was "
+                            "opened. The Audit screen's b reverts the batch of any event.", timeout=6)
             return
         batch, op = self.session.applied[-1]
         if op == "erase":

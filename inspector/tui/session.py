@@ -63,6 +63,7 @@ class Session(EntryReads):
         self._built = None     # (spec, store generation, seq) the belief view was built for
         self._snapshot_seq = -SNAPSHOT_LINES   # the seq of the belief snapshot taken or left
         self.applied: list[tuple[str, str]] = []   # (batch, op) applied since the app opened
+        self.reverted: list[str] = []   # batches of `applied` that z (or b) reverted since
         self.found: list[dict] | None = None   # the last scan's findings (Findings, Overview)
         self.found_at: tuple[int, int] | None = None   # (generation, seq) of the log it scanned
         self._scanning = threading.Lock()
@@ -292,6 +293,8 @@ class Session(EntryReads):
         """A plan was applied: its batch is the newest z reverts; a revert takes the batch it
         put back off the list (so z again goes one batch further back, as lazygit's undo)."""
         if done.request.action == "revert":
+            if any(a[0] == done.request.batch for a in self.applied):
+                self.reverted.append(done.request.batch)
             self.applied = [a for a in self.applied if a[0] != done.request.batch]
             return
         batch = getattr(done, "batch", None) or (getattr(done, "certificate", None) or {}).get("id")

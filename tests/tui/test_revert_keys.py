@@ -63,7 +63,7 @@ def test_z_reverts_the_batch_just_applied_and_then_has_nothing_left(tmp_path):
             await pilot.press("z")
             await until(pilot, lambda: screen_name(app) == "PlanModal", what="the revert's plan")
             title = str(app.screen.query_one("#plan-title").render())
-            assert title == f"Revert 1 entry of batch {approved['batch']} to their state before it?"
+            assert title == f"Revert 1 entry of batch {approved['batch']} to its state before it?"
             await confirm(pilot, store, n + 1, 1, "approved the wrong one")
             assert_revert(events(store)[n + 1:], ["F1"], approved["batch"], "approved the wrong one",
                           "operator:carol", "active", "held")
@@ -72,7 +72,12 @@ def test_z_reverts_the_batch_just_applied_and_then_has_nothing_left(tmp_path):
             await pilot.press("z")                                # nothing left to revert
             await settle(pilot)
             assert screen_name(app) == "ReviewScreen" and len(events(store)) == n + 2
-            assert any(str(m.message).startswith("Nothing to revert") for m in app._notifications)
+            # It said "no batch has been applied since the inspector was opened" (helper-62 #9).
+            assert any(str(m.message) == (
+                "Nothing left to revert: the 1 batch applied here since the inspector was opened "
+                f"was reverted already (the last: {approved['batch']}). The Audit screen's b "
+                "reverts the batch of any event.") for m in app._notifications), \
+                [str(m.message) for m in app._notifications]
     run(main())
     assert statuses(store, ["F1"]) == {"F1": "held"}
 

@@ -69,7 +69,8 @@ class EraseModal(ActionDialog):
             title.append_text(safe(plan.request.subject, one_line=True, style="bold"))
         else:
             n = len(plan.erased)
-            title.append(f"{n} {'entry' if n == 1 else 'entries'} and what derives from them")
+            title.append(f"{n} {'entry' if n == 1 else 'entries'} and what derives from "
+                         f"{'it' if n == 1 else 'them'}")
         title.append("?")
         what = "the subject" if plan.request.subject is not None else "the number of entries"
         with Vertical(id="erase-dialog"):

@@ -80,7 +80,7 @@ class PlanModal(ActionDialog):
         if plan.request.batch:
             title.append(" of batch ", style="bold")
             title.append_text(safe(plan.request.batch, one_line=True, style="bold"))
-            title.append(" to their state before it", style="bold")
+            title.append(f" to {'its' if n == 1 else 'their'} state before it", style="bold")
         title.append("?", style="bold")
         if self.hidden:
             where = "hidden by the filter" if self.context.get("filtered") else "not rows of this table"

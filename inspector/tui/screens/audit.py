@@ -53,11 +53,19 @@ class AuditScreen(InspectorScreen):
         chain = status.chain
         if chain:
             # The head the check read up to (the header's head may be newer: "+N since").
-            line.append(f"   verified head {chain['head']}", style="dim")
+            head = chain["head"]
+            if head is None:
+                line.append("   verified: the log is empty", style="dim")
+            else:    # seq:first 16 hex of its hash, as the header cuts it: the line keeps its keys
+                seq, _, digest = str(head).partition(":")
+                line.append(f"   verified head {seq}:{digest[:16]}{'…' if len(digest) > 16 else ''}",
+                            style="dim")
             if chain.get("problem"):
                 line.append("   ")
                 line.append_text(safe(chain["problem"], one_line=True, max_chars=120))
-            line.append(f"   {chain['redacted']} bodies erased · {chain['unchained']} unchained", style="dim")
+            erased = chain["redacted"]
+            line.append(f"   {erased} bod{'y' if erased == 1 else 'ies'} erased · "
+                        f"{chain['unchained']} unchained", style="dim")
         line.append("   v verify · enter: the event's before and after · end: newest", style="dim")
         self.query_one("#audit-status", Static).update(line, layout=False)
 

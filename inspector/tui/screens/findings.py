@@ -117,7 +117,8 @@ class FindingsScreen(EntryTableScreen):
         data without a subject, which only erasure takes)."""
         self.rows = self.app.session.live_findings(self.found)
         gone = len(self.found) - len(self.rows)
-        summary = Text(f"{len(self.rows)} findings: ")
+        n = len(self.rows)
+        summary = Text(f"{n} finding{'' if n == 1 else 's'}: ")
         for severity in ("high", "medium", "low"):
             n = sum(1 for f in self.rows if f["severity"] == severity)
             summary.append(f"{n} {severity}  ", style=SEVERITY_STYLE[severity])

@@ -77,7 +77,8 @@ class StoreHeader(Static):
             waited = f" {s.loading_for} s" if s.loading_for >= 2 else ""
             out.append((0, Text(f"  {s.loading}{waited}", style="italic")))
         else:
-            out.append((4, Text(f"  {s.events:,} events · {s.entries:,} entries")))
+            out.append((4, Text(f"  {s.events:,} event{'' if s.events == 1 else 's'} · "
+                                f"{s.entries:,} entr{'y' if s.entries == 1 else 'ies'}")))
             out.append((5, Text(f" · head {s.head or '–'}")))
             out.append((0, Text("  ") + chain_text(s.chain, s.verifying, s.events, s.log_problem)))
             live = Text("  live ")
