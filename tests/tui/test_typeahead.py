@@ -613,3 +613,34 @@ def test_a_real_terminal_is_read_by_the_apps_reader():
     import inspector.tui.app  # noqa: F401
     from inspector.tui.keyroute import EscapeFirstParser
     assert linux_driver.XTermParser is EscapeFirstParser
+
+
+def test_ctrl_y_before_the_plan_is_on_screen_confirms_nothing_and_says_so(tmp_path, monkeypatch):
+    """A fast "Q reason ctrl+y": the ctrl+y came while the plan was still being made. It must
+    confirm nothing (the operator has not seen the plan), and it was dropped without a word
+    (helper-62); it now says that nothing is confirmed yet."""
+    import time as _time
+    from inspector.tui import app as app_module
+    root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", entry("A", value="x"))])
+    planned = app_module.plan_action
+
+    def slow_plan(*args, **kwargs):
+        _time.sleep(1.0)
+        return planned(*args, **kwargs)
+    monkeypatch.setattr(app_module, "plan_action", slow_plan)
+
+    async def main():
+        app = make_app(root)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 1)
+            await pilot.press("Q")
+            await until(pilot, is_screen(app, "Pending"), what="the planning dialog")
+            await pilot.press(*"INC-1", "ctrl+y")
+            await until(pilot, lambda: any(n.startswith("Still planning: nothing is confirmed yet")
+                                           for n in notices(app)), what="the notice")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            await settle(pilot)
+            assert name_of(app) == "PlanModal"
+    run(main())
+    assert [e["op"] for e in events(root)] == ["write"]

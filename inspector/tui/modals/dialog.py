@@ -143,7 +143,10 @@ class TypeAhead:
 class Pending(TypeAhead, ModalScreen[None]):
     """From the key press until the plan is made, or the refusal if it is not."""
 
-    BINDINGS = [Binding("escape", "close", "close"), Binding("enter", "hold", show=False)]
+    # ctrl+y too: typed before the plan was on screen, it confirms nothing, and says so (it was
+    # dropped without a word: helper-62)
+    BINDINGS = [Binding("escape", "close", "close"), Binding("enter", "hold", show=False),
+                Binding("ctrl+y", "hold", show=False)]
 
     def __init__(self, action: str, ids: list[str], subject: str | None = None,
                  batch: str | None = None):
