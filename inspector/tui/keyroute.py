@@ -88,6 +88,8 @@ def rerouted(app, event: events.Key, quiet_until: float) -> bool:
     return True
 
 
+# The keys after an escape that are of its burst: typed within this many seconds of it.
+AFTER_ESCAPE_BURST_S = 0.5
 # How long the keys after an escape wait for the modal it closes to go: tries this far apart.
 AFTER_ESCAPE_WAIT_S = 0.02
 AFTER_ESCAPE_TRIES = 50
@@ -98,6 +100,7 @@ class EscapeBurst:
 
     def __init__(self) -> None:
         self.modal = None          # the modal an escape was handed to, while it is on top
+        self.at = 0.0              # and when that escape was typed
 
     def taken(self, app, event: events.Event) -> bool:
         """Whether `event`, read while a modal an escape went to is on top, is kept, to go
@@ -116,10 +119,10 @@ class EscapeBurst:
         for the keys of the burst that opened a dialog, which the app hands on to it (typed
         before it was there: "Q", "x", escape, "3")."""
         if event.key == "escape":
-            self.modal = modal
+            self.modal, self.at = modal, event.time
             return False
-        if modal is not self.modal:
-            return False
+        if modal is not self.modal or event.time - self.at > AFTER_ESCAPE_BURST_S:
+            return False           # typed later: the modal stayed, and the key is its own
         self._again(app, modal, events.Key(event.key, event.character), 0)
         return True
 
