@@ -49,6 +49,26 @@ def id_problem(memory_id: str) -> str | None:
             '"subject"')
 
 
+# Who may put an existing entry under legal hold or lift it: the hold keeps data an erasure
+# would take (DESIGN §6). Held, a write would not do: the held state is the entry's state, so
+# an erasure would read it without the hold (helper-63: an `importer:`/`agent:` update
+# `"retention": null` lifted a hold, ungated, and the erasure that followed took the data;
+# the other way, an agent could put a subject's entries out of a request's reach).
+RETENTION_WRITERS = ("operator", "system")
+
+
+def retention_problem(before: dict | None, after: dict, actor: str) -> str | None:
+    """Why this writer may not make this change of `retention` (None: it may)."""
+    if before is None or actor.split(":", 1)[0] in RETENTION_WRITERS:
+        return None
+    was, now = before.get("retention"), after.get("retention")
+    if was == now or "legal_hold" not in (was, now):
+        return None
+    change = "take legal_hold off an entry" if was == "legal_hold" else "put an entry under legal_hold"
+    return (f'field "retention": only an operator or system writer may {change} (this writer '
+            f'is {actor}); have an operator write it, e.g. `inspector ingest … --actor operator:NAME`')
+
+
 def admit(before: dict | None, fields: dict, suppression: gate.Suppression, actor: str, *,
           reason: str | None = None, batch: str | None = None,
           key_policy: policy.Policy = policy.DEFAULT, judged: Judged | None = None) -> Admitted:
@@ -59,6 +79,9 @@ def admit(before: dict | None, fields: dict, suppression: gate.Suppression, acto
     if before is not None and after == before:
         return Admitted(None, kind, None)
     problem = entry_problem(after) or (None if before else id_problem(after["id"]))
+    if problem:
+        raise InvalidEntry(problem)
+    problem = retention_problem(before, after, actor)
     if problem:
         raise InvalidEntry(problem)
     held = gate.judge(after, suppression, key_policy, judged)

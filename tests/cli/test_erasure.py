@@ -183,3 +183,41 @@ def test_show_of_an_erased_entry_says_so_in_its_header(sample):
         "  id             H6",
         "  status         erased"]
     assert inspector("show", store, "H5").stdout.splitlines()[0] == "user:42 · home_city = Lisbon"
+
+
+@pytest.mark.parametrize("actor, ok", [("agent:rogue", False), ("importer:ingest", False),
+                                       ("operator:dana", True), ("system:legal", True)])
+def test_only_an_operator_or_system_writer_lifts_or_places_a_legal_hold(tmp_path, actor, ok):
+    """helper-63: an agent's feed `{"id": "L1", "retention": null}` lifted a legal hold, ungated,
+    and the erasure that followed took the data. Held would not do (the held state is the
+    entry's state); the line is refused, nothing written, unless an operator or system writes
+    it. Putting a hold on an existing entry is refused alike."""
+    store = tmp_path / "s"
+    assert inspector("init", store).code == 0
+    first = tmp_path / "first.jsonl"
+    first.write_text(json.dumps({
+        "id": "L1", "entity": "user:kim", "attribute": "contract", "value": "Litigation file 42",
+        "kind": "observation", "source": "system:legal", "observed_at": "2025-03-01T00:00:00Z",
+        "subject": "user:kim", "retention": "legal_hold"}) + "\n")
+    assert inspector("ingest", store, first).code == 0
+    before = (store / "events.jsonl").read_bytes()
+    lift = tmp_path / "lift.jsonl"
+    lift.write_text('{"id": "L1", "retention": null}\n')
+    result = inspector("ingest", store, lift, "--actor", actor)
+    if ok:
+        assert result.code == 0
+        erased = inspector("erase", store, "--subject", "user:kim", "--reason", "DSR-10",
+                           "--operator", "t", "--json")
+        assert erased.json["certificate"]["erased_ids"] == ["L1"]
+        return
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: {lift} line 1: field \"retention\": only an operator or system writer may take "
+        f"legal_hold off an entry (this writer is {actor}); have an operator write it, e.g. "
+        "`inspector ingest … --actor operator:NAME`; nothing was written (fix the line, or pass "
+        "--skip-bad-lines to write the others)\n")
+    assert (store / "events.jsonl").read_bytes() == before
+    erased = inspector("erase", store, "--subject", "user:kim", "--reason", "DSR-10",
+                       "--operator", "t", "--json")
+    assert (erased.code, erased.stderr) == (3, "error: nothing to erase: no live entry matches "
+                                               "(retained under legal hold: 1); nothing written\n")
