@@ -15,6 +15,7 @@ from .actions import Plan, Request, belief_changes, check_reason
 from .append import event_draft
 from .errors import BadInput, Refused
 from .load import Store
+from .model import is_within
 from .queries import sql
 
 if TYPE_CHECKING:
@@ -48,6 +49,15 @@ def plan_revert(action: "Action", store: Store, request: Request) -> Plan:
         current = jsonsafe.loads_stored(rows[memory_id][5])
         drafts.append(_draft(memory_id, request, current, before, batch))
         keys.update({(current["entity"], current["attribute"]), (before["entity"], before["attribute"])})
+    if request.scope is not None:       # a hard filter (DESIGN §5): the batch whole, or nothing
+        outside = [d["memory_id"] for d in drafts
+                   if not all(side.get("scope") is not None and is_within(side["scope"], request.scope)
+                              for side in (d["body"]["before"], d["body"]["after"]))]
+        if outside:
+            n = len(outside)
+            raise Refused(f"batch {batch} holds {n} entr{'y' if n == 1 else 'ies'} outside scope "
+                          f"{request.scope!r}; nothing written (revert without --scope, which "
+                          "reverts the batch whole)")
     changes = [c for c in belief_changes(store, drafts, sorted(keys))]
     return Plan(action, request, [d["memory_id"] for d in drafts], {}, drafts, changes)
 

@@ -116,3 +116,21 @@ def test_an_unknown_batch_is_bad_input(sample):
     assert (result.code, result.stdout) == (2, "")
     assert "no batch 'b-nope'" in result.stderr
     assert (store / "events.jsonl").read_bytes() == log
+
+
+def test_scope_is_a_hard_filter_the_batch_whole_or_nothing(sample):
+    """helper-63 #1: `revert B --scope tenant:acme` reverted T2 of tenant:globex too. A batch
+    with an entry outside the scope is refused (exit 3), nothing written; inside it, reverted."""
+    root = sample("multi-tenant")
+    both = inspector("quarantine", root, "T1", "T2", "--reason", "INC-8", "--json").json["batch"]
+    before = (root / "events.jsonl").read_bytes()
+    result = inspector("revert", root, both, "--scope", "tenant:acme", "--reason", "undo")
+    assert (result.code, result.stdout) == (3, "")
+    assert result.stderr == (f"error: batch {both} holds 1 entry outside scope 'tenant:acme'; "
+                             "nothing written (revert without --scope, which reverts the batch "
+                             "whole)\n")
+    assert (root / "events.jsonl").read_bytes() == before
+    inside = inspector("revert", root, both, "--scope", "tenant", "--reason", "undo")
+    assert inside.code == 3 and "holds 2 entries outside scope 'tenant'" in inside.stderr
+    whole = inspector("revert", root, both, "--reason", "undo", "--json")
+    assert (whole.code, whole.json["affected"]) == (0, ["T1", "T2"])
