@@ -221,3 +221,22 @@ def test_only_an_operator_or_system_writer_lifts_or_places_a_legal_hold(tmp_path
                        "--operator", "t", "--json")
     assert (erased.code, erased.stderr) == (3, "error: nothing to erase: no live entry matches "
                                                "(retained under legal hold: 1); nothing written\n")
+
+
+@pytest.mark.parametrize("actor, named", [("agent:zed@example.com", "an e-mail address"),
+                                          ("agent:+1-555-123-4567", "a phone number")])
+def test_an_actor_that_holds_personal_data_is_refused(tmp_path, actor, named):
+    """helper-63 #3: `ingest --actor agent:zed@example.com` was taken, and the address outlived
+    the erasure of user:zed in every event's envelope. Refused as an id holding one is."""
+    store = tmp_path / "s"
+    assert inspector("init", store).code == 0
+    feed = tmp_path / "f.jsonl"
+    feed.write_text(json.dumps({"id": "Q1", "entity": "user:zed", "attribute": "a", "value": "x",
+                                "kind": "observation", "source": "system:s",
+                                "observed_at": "2025-03-01T10:00:00Z", "subject": "user:zed"}) + "\n")
+    result = inspector("ingest", store, feed, "--actor", actor)
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (f"error: --actor {actor!r} holds personal data ({named}): the actor "
+                             "stays in the log after every erasure; use an opaque identifier "
+                             "(e.g. agent:427)\n")
+    assert (store / "events.jsonl").read_bytes() == b""
