@@ -35,6 +35,7 @@ from .session import Session, apply_action, plan_action
 from .spec import Status
 
 LIVE_POLL_S = 0.1          # an os.stat of the log: another process's append is seen within 0.1 s
+REWRITE_SETTLE_S = 0.3     # a log that went back is judged again after this (a rewrite finishing)
 IGNORED = ("Keys typed while the last action was written were ignored: type them again if you "
            "meant them.")
 # Keys typed while a dialog writes were meant for that dialog or the next one, never for the
@@ -232,6 +233,11 @@ class InspectorApp(App):
         # a take ran for: a change seen while a write or another take runs, or whose take was
         # cancelled before it ran (a rebuild), is taken by a later poll.
         taking = self._taker is not None and not self._taker.is_finished
+        if seen == loaded:
+            # What was seen last is what is loaded (the app's own write included): a log cut
+            # back later to an earlier size is a change again (helper-64: cut back to before
+            # the app's own last write, it matched an older `_seen` and was never taken)
+            self._seen = seen
         if seen != loaded and seen != self._seen and not self.pending_write and not taking:
             self._taker = self._take_live(seen)
         if self.status.live_recent and time.monotonic() - self._live_at > 3:
@@ -247,6 +253,13 @@ class InspectorApp(App):
         try:
             problem = log_change(store.paths.log, state.seq, state.hash, state.offset, state.inode,
                                  self.session.hash_at)
+            if problem:
+                # A log rewritten in place (`cat kept > events.jsonl`) is empty for a moment:
+                # judged then, it read "rolled back to seq 0" (helper-64). Judged again once the
+                # writer had time to finish.
+                time.sleep(REWRITE_SETTLE_S)
+                problem = log_change(store.paths.log, state.seq, state.hash, state.offset,
+                                     state.inode, self.session.hash_at) or problem
             if problem:
                 self.call_from_thread(self.set_status, log_problem=problem)
             added = store.refresh()

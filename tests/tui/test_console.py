@@ -1566,3 +1566,42 @@ def test_an_erase_dialog_too_small_for_its_list_says_how_much_is_out_of_sight(tm
             await pilot.press("pageup", "pageup")
             await until(pilot, lambda: said() == f"↕ {hidden} more lines below: pgdn/pgup")
     run(main())
+
+
+@pytest.mark.parametrize("in_place", [False, True], ids=["swapped", "rewritten in place"])
+def test_a_log_cut_back_to_before_the_app_s_own_write_is_a_rollback(tmp_path, in_place):
+    """helper-64 #1: another process appended (the app took it), the app wrote a quarantine,
+    and the log was cut back to before that write: the app never noticed (the size matched the
+    one it had seen before its write), and its screens kept M8 quarantined. Rewritten in place
+    (the same inode) is the case that failed; swapped (a new inode) was seen before too."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(200, 40)) as pilot:
+            await ready(pilot)
+            append(store, event_draft("quarantine", "M1", "operator:bob",
+                                      before=state_of(store, "M1"),
+                                      after={**state_of(store, "M1"), "status": "quarantined"},
+                                      reason="INC"))
+            await until(pilot, lambda: app.session.store.state.seq == 13, what="the append")
+            kept = b"".join(lines_of(store))
+            await pilot.press("home")
+            first = table(app).row_at(0)["memory_id"]
+            await pilot.press(QUARANTINE)
+            await until(pilot, is_screen(app, "PlanModal"))
+            await pilot.press(*"r1", "enter")
+            await until(pilot, lambda: not app.pending_write and len(events(store)) > 13)
+            written = len(events(store))
+            if in_place:
+                with open(store / "events.jsonl", "r+b") as log:
+                    log.truncate(0)
+                    log.flush()
+                    os.fsync(log.fileno())
+                    log.write(kept)
+            else:
+                swap(store, kept)
+            says = f"chain ✗ log rolled back to seq 13 (had seen {written})"
+            await until(pilot, lambda: says in screen_text(app).splitlines()[0], what=says)
+            assert state_of(store, first)["status"] != "quarantined"
+    run(main())
