@@ -1605,3 +1605,47 @@ def test_a_log_cut_back_to_before_the_app_s_own_write_is_a_rollback(tmp_path, in
             await until(pilot, lambda: says in screen_text(app).splitlines()[0], what=says)
             assert state_of(store, first)["status"] != "quarantined"
     run(main())
+
+
+def test_e_expires_from_conflicts_as_the_readme_says(tmp_path):
+    """helper-64 #2: the README's keys table has `Q r E e` on Conflicts; E did nothing there,
+    and the reason typed next ran as the screen's keys (its `e` opened an erase dialog)."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("3")
+            await until(pilot, lambda: name_of(app) == "ConflictsScreen" and table(app).row_count > 0
+                        and table(app).row_at(0) is not None)
+            await pilot.press("E")
+            await until(pilot, is_screen(app, "PlanModal"), what="the expire plan")
+            assert app.screen.plan.request.action == "expire"
+    run(main())
+
+
+def test_diff_fields_and_pane_say_what_the_window_is(tmp_path):
+    """helper-64 #5: a refused from time stayed in its field after escape, while the window
+    was another; #6: a window with no change kept the last window's change in the pane."""
+    store = private_copy("incident-afternoon", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("8")
+            await until(pilot, lambda: name_of(app) == "DiffScreen")
+            await pilot.press("f", *"2025-03-14T04:00:00Z", "enter")
+            await until(pilot, lambda: table(app).row_count > 0 and table(app).row_at(0) is not None)
+            await until(pilot, lambda: pane(app).detail is not None, what="a change's detail")
+            field = app.screen.query_one("#from", Input)
+            await pilot.press("f", "ctrl+u", *"2025-13-45", "enter")
+            await until(pilot, lambda: any("RFC 3339" in n for n in notices(app)), what="the refusal")
+            await pilot.press("escape")
+            await until(pilot, lambda: field.value == "2025-03-14T04:00:00Z", what=field.value)
+            await pilot.press("f", "ctrl+u", *"2026-01-01T00:00:00Z", "tab", "ctrl+u",
+                              *"2030-01-01T00:00:00Z", "enter")
+            await until(pilot, lambda: table(app).row_count == 0 and pane(app).detail is None,
+                        what="an empty window and pane")
+    run(main())

@@ -21,7 +21,7 @@ from .tables import EntryTableScreen, id_column
                 "tui_conflict_patch_forget", "tui_conflict_shift_ranges",
                 Shift("tui_conflict_moves", "tui_conflict_shift_range", "tui_conflict_patch_shift"),
                 "tui_conflict_patch_take", "tui_conflict_patch_done"), count=True,
-    actions=("quarantine", "retract", "erase"), visible="tui_visible_with_causes",
+    actions=("quarantine", "retract", "expire", "erase"), visible="tui_visible_with_causes",
     hint="Beliefs with markers: the belief, then the entries that cause the marker · "
          "enter: open in Beliefs",
     empty="No conflicts in this view. A belief that is contested, vetoed by a newer entry, or "

@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from ...present.glyphs import badges
-from ...present.text import render_message, safe
+from ...present.text import render, render_message, safe
 from ...store.errors import InspectorError
 from ...store.model import format_time, now_utc, parse_time
 from ..session import ListSource
@@ -134,12 +134,16 @@ class DiffScreen(InspectorScreen):
             why = f"the hour before {why or 'to'}"
         return start, to, why
 
+    applied = {"from": "", "to": ""}      # what the fields held when the window was last read
+
     def refresh_data(self) -> None:
         try:
             start, end, why = self.window()
         except ValueError as error:
             self.notify(render_message(str(error)), severity="error", markup=False)
             return
+        self.applied = {name: self.query_one(f"#{name}", Input).value.strip()
+                        for name in ("from", "to")}
         self._status(Text(f"changes from {format_time(start)} to {format_time(end)} … ", style="italic"))
         self._compare(start, end, why)
 
@@ -162,6 +166,8 @@ class DiffScreen(InspectorScreen):
         line.append(" · f from · t to · enter: what made it", style="dim")
         self.app.call_from_thread(self._status, line)
         self.app.call_from_thread(self.query_one(VirtualTable).load, self.source(), keep_cursor=True)
+        if not self.rows:        # no row to describe: the last window's change must not stay
+            self.app.call_from_thread(self.query_one(DetailPane).clear, "")
 
     def _status(self, text: Text) -> None:
         self.query_one("#diff-status", Static).update(text, layout=False)
@@ -172,6 +178,20 @@ class DiffScreen(InspectorScreen):
 
     def frequency_source(self, table):
         return ListSource(self.rows)
+
+    def action_leave_input(self) -> None:
+        """Escape: as on every screen; and a field left with a time the window is not read for
+        (refused, or typed and never applied) shows the one it is again, and says so
+        (helper-64: "2025-13-45" stayed in the from field while the window was another)."""
+        for name in ("from", "to"):
+            field = self.query_one(f"#{name}", Input)
+            typed, applied = field.value.strip(), self.applied[name]
+            if typed != applied:
+                field.value = applied
+                self.notify(render(f"{name} {typed!r} was not applied (enter applies it): the "
+                                   f"window is as the line above says", one_line=True),
+                            severity="warning", markup=False)
+        super().action_leave_input()
 
     @on(Input.Submitted, "#from, #to")
     def _window_changed(self, event: Input.Submitted) -> None:
