@@ -252,11 +252,12 @@ def _check_reason(request: Request, texts: list[tuple[str, str]]) -> None:
                           "a reason without it (e.g. the request's ticket id); nothing written")
     runs = _runs(said)
     for what, text in texts:
-        if what not in WHOLE_ONLY and _quotes_part(words(text), said, runs):
+        if what not in WHOLE_ONLY and (_quotes_part(words(text), said, runs)
+                                       or _quotes_mailbox(text, reason)):
             raise Refused(f"the reason quotes part of {what} being erased (two or more of its "
-                          "words in a row, or a word of it with digits), and the reason is kept: "
-                          "write a reason without it (e.g. the request's ticket id); nothing "
-                          "written")
+                          "words in a row, a word of it with digits, or an address's name), and "
+                          "the reason is kept: write a reason without it (e.g. the request's "
+                          "ticket id); nothing written")
 
 
 # Texts only refused whole in a reason: names of kinds of data, and what earlier events said
@@ -276,9 +277,25 @@ def _runs(said: list[str]) -> dict[tuple[str, str], list[int]]:
 
 def _marked(word: str) -> bool:
     """A word that says something on its own: letters and digits together ("nw1", "1a7b3d"),
-    or six digits or more (a code, a phone number without separators)."""
+    or four digits or more but a year (a code, a phone number or its last four: "ends 4455"
+    was let through, helper-64; "2025" of a date and a ticket's "DSR-2025-117" are not)."""
     digits = sum(c.isdigit() for c in word)
-    return (0 < digits < len(word) and len(word) >= 3) or (digits == len(word) >= 6)
+    return (0 < digits < len(word) and len(word) >= 3) or \
+        (digits == len(word) >= 4 and not (len(word) == 4 and 1900 <= int(word) <= 2099))
+
+
+_MAILBOX = re.compile(r"([^\s@<>(),;:\"\[\]]+)@[^\s@]+\.[^\s@]+")
+
+
+def _quotes_mailbox(text: str, reason: str) -> bool:
+    """Whether the (folded) reason holds the name of an e-mail address of `text` (its part
+    before the @, three characters or more) as a token of its own: "DSR sam.k" of
+    "sam.k@example.org" (helper-64; its words "sam" and "k" were too short to be caught)."""
+    for match in _MAILBOX.finditer(fold(text)):
+        name = match.group(1)
+        if len(name) >= 3 and re.search(rf"(?<![\w.+-]){re.escape(name)}(?![\w+-]|\.\w)", reason):
+            return True
+    return False
 
 
 def _quotes_part(its: list[str], said: list[str], runs: dict[tuple[str, str], list[int]]) -> bool:

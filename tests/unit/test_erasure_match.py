@@ -193,6 +193,28 @@ def test_a_reason_may_not_quote_part_of_an_erased_value(tmp_path, reason, refuse
     store.close()
 
 
+@pytest.mark.parametrize("reason, refused", [
+    ("DSR2291 ends 4455", True),          # four digits of a phone number (helper-64: accepted)
+    ("DSR sam.k", True),                  # an address's name (helper-64: accepted)
+    ("re: sam.k.", True),
+    ("DSR-2025-118", False),              # a year is not a code
+    ("DSR samuel", False),
+    ("DSR-7", False),
+])
+def test_a_reason_may_not_quote_four_digits_or_an_address_s_name(tmp_path, reason, refused):
+    from inspector.store.errors import Refused
+    root = write_store(tmp_path / "p", [("2025-01-01T00:00:00Z", "write", entry(
+        "P1", subject=SUBJECT, value="new number ends 4455 (since 2025); write to sam.k@example.org"))])
+    store = Store(root, warn=False)
+    request = Request("erase", reason, "dana", subject=SUBJECT)
+    if refused:
+        with pytest.raises(Refused, match="the reason quotes part of a value being erased"):
+            ACTIONS["erase"].plan(store, request)
+    else:
+        assert ACTIONS["erase"].plan(store, request).erased == ["P1"]
+    store.close()
+
+
 SPELLINGS = [("N1", "user:zo\u00eb"), ("N2", "user:zoe\u0308"), ("N3", "User:Zo\u00eb"),
              ("N4", " user:zo\u00eb"), ("N5", "user:zo\u200b\u00eb"),
              ("N6", "\uff55\uff53\uff45\uff52:zo\u00eb"), ("N7", "user:zoe")]
