@@ -297,6 +297,24 @@ class InspectorApp(App):
             report = None
         self.session.chain = report
         self.call_from_thread(self.set_status, verifying=False, chain=report)
+        if report is not None and not report.get("ok") and report.get("first_bad_seq"):
+            self._reread_after_tamper()
+
+    def _reread_after_tamper(self) -> None:
+        """The chain is broken at a line the app had read: what it loaded (from the view, or
+        from the line before it was edited) may not be the log's. Read the whole log again, so
+        that the screens, and the plans of actions, are the log's as it is (helper-64: after
+        "chain ✗ at seq 1", Beliefs still showed the old value, and a quarantine wrote it as
+        its `before`). `audit --verify` has discarded the view already."""
+        try:
+            with self.session.store.lock:
+                self.session.store.reload()
+            self.session.drop_acting_store()
+            self.session.rebuild_view()
+        except Exception as error:         # never a crash: the header says what is wrong
+            self.call_from_thread(self.set_status, live_error=render_message(str(error)))
+            return
+        self.call_from_thread(self._after_change)
 
     async def on_event(self, event: events.Event) -> None:
         if self._escape_burst.taken(self, event):

@@ -86,6 +86,11 @@ class Session(EntryReads):
             for name in INDEXES:
                 self.store.con.execute(sql(name))
 
+    def drop_acting_store(self) -> None:
+        """Forget the whole store actions plan on (a scoped view's): the next action reads the
+        log again (not closed here: a worker may be reading it; it goes with its last user)."""
+        self._whole = None
+
     def acting_store(self) -> Store:
         """The store actions plan on: the whole store, even when the view is scoped (a cascade
         that leaves the scope must be counted to be refused)."""

@@ -1649,3 +1649,33 @@ def test_diff_fields_and_pane_say_what_the_window_is(tmp_path):
             await until(pilot, lambda: table(app).row_count == 0 and pane(app).detail is None,
                         what="an empty window and pane")
     run(main())
+
+
+def test_a_chain_found_broken_is_read_again_from_the_log(tmp_path):
+    """helper-64 #4: a value edited in place at seq 1 (the same length); `v` said "chain ✗ at
+    seq 1   verified head …", while Beliefs kept the old value and a quarantine wrote it as its
+    `before`. The app reads the whole log again: its rows are the log's; the line says "read
+    to head", not "verified head"."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(200, 40)) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 8)
+            rows = lambda: [table(app).row_at(i) for i in range(table(app).row_count)]  # noqa: E731
+            assert [r["value"] for r in rows() if r["memory_id"] == "M9"] == ['"team-a"']
+            log = store / "events.jsonl"
+            lines = log.read_bytes().split(b"\n")
+            assert b'"team-a"' in lines[0]
+            lines[0] = lines[0].replace(b'"team-a"', b'"team-b"')
+            with open(log, "r+b") as f:                  # in place: the same inode and length
+                f.write(b"\n".join(lines))
+            app.verify_chain()
+            await until(pilot, lambda: app.status.chain is not None and not app.status.chain["ok"])
+            await until(pilot, lambda: table(app).row_count == 8 and all(rows())
+                        and [r["value"] for r in rows() if r["memory_id"] == "M9"] == ['"team-b"'],
+                        what="the log's value")
+            await pilot.press("6")
+            await until(pilot, lambda: "chain ✗ at seq 1   read to head 12:" in screen_text(app))
+    run(main())

@@ -54,11 +54,14 @@ class AuditScreen(InspectorScreen):
         if chain:
             # The head the check read up to (the header's head may be newer: "+N since").
             head = chain["head"]
+            # "verified" only of a chain that verified (helper-64: "chain ✗ at seq 1   verified
+            # head 24:…" read as if the head were vouched for)
+            said = "verified head" if chain.get("ok") else "read to head"
             if head is None:
                 line.append("   verified: the log is empty", style="dim")
             else:    # seq:first 16 hex of its hash, as the header cuts it: the line keeps its keys
                 seq, _, digest = str(head).partition(":")
-                line.append(f"   verified head {seq}:{digest[:16]}{'…' if len(digest) > 16 else ''}",
+                line.append(f"   {said} {seq}:{digest[:16]}{'…' if len(digest) > 16 else ''}",
                             style="dim")
             if chain.get("problem"):
                 line.append("   ")
