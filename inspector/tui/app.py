@@ -424,7 +424,7 @@ class InspectorApp(App):
             stale = isinstance(error, Stale) or (isinstance(error, Refused) and log_identity(
                 self.session.store.paths.log) != dialog.context.get("planned_log"))
             message = str(error) if isinstance(error, Stale) or not stale else \
-                f"store changed since this was planned: {error}"
+                f"the log changed since this was planned, and the plan made again is refused: {error}"
             self.call_from_thread(dialog.failed, message, stale)
             return
         finally:

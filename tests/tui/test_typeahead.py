@@ -303,7 +303,8 @@ def test_a_plan_refused_because_another_process_acted_first_is_stale_not_correct
             await until(pilot, lambda: any("start the action again" in s for s in statics(app)),
                         what="the refusal")
             said = " ".join(statics(app))
-            assert "store changed since this was planned: T is rejected: reject applies only to" in said
+            assert ("the log changed since this was planned, and the plan made again is refused: T is "
+                    "rejected: reject applies only to") in said
             assert "Correct it" not in said
             assert app.screen.query_one("#confirm", Button).disabled
     run(main())

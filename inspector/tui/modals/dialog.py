@@ -316,6 +316,8 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
         self.outdated = stale
         for field in self.query(Input):
             field.disabled = stale
+            if stale:             # said where the operator types (helper-64: keys did nothing)
+                field.placeholder = "(this plan is stale: escape, then start the action again)"
         for button in self.query("#confirm"):
             button.disabled = stale
         text = Text("Refused: ", style="bold red")
