@@ -34,15 +34,24 @@ def plan_revert(action: "Action", store: Store, request: Request) -> Plan:
         raise BadInput(f"no batch {batch!r} in {store.root}; nothing written")
     if any(op == "erase" for _, _, op, _ in events):
         raise Refused(f"batch {batch} is an erasure, which can never be reverted; nothing written")
-    befores = _befores(store, [seq for seq, *_ in events])
-    rows = {r[0]: r for r in store.con.execute(sql("action_entries"),
-                                               {"ids": [m for _, m, _, _ in events]}).fetchall()}
-    drafts, keys = [], set()
+    # An entry the batch wrote more than once (an import's ADD then UPDATE) goes back to its
+    # state before the batch's first event of it; it changed after the batch only if an event
+    # after the batch's last one of it came (helper-63: it read its own second event as one).
+    firsts: dict[str, int] = {}
+    lasts: dict[str, tuple[int, int]] = {}
     for seq, memory_id, _, last_seq in events:
+        firsts.setdefault(memory_id, seq)
+        lasts[memory_id] = (seq, last_seq)
+    befores = _befores(store, list(firsts.values()))
+    rows = {r[0]: r for r in store.con.execute(sql("action_entries"),
+                                               {"ids": list(firsts)}).fetchall()}
+    drafts, keys = [], set()
+    for memory_id, first in firsts.items():
+        seq, last_seq = lasts[memory_id]
         if last_seq != seq:
             raise Refused(f"{memory_id} changed after batch {batch} (seq {last_seq}); revert "
                           "applies only while the batch's entries are as it left them; nothing written")
-        before = befores.get(seq)
+        before = befores.get(first)
         if before is None:
             raise Refused(f"{memory_id}: batch {batch} created it, and revert restores earlier "
                           "states only (retract it instead); nothing written")

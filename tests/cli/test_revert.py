@@ -134,3 +134,29 @@ def test_scope_is_a_hard_filter_the_batch_whole_or_nothing(sample):
     assert inside.code == 3 and "holds 2 entries outside scope 'tenant'" in inside.stderr
     whole = inspector("revert", root, both, "--reason", "undo", "--json")
     assert (whole.code, whole.json["affected"]) == (0, ["T1", "T2"])
+
+
+def test_an_entry_the_batch_wrote_twice_goes_back_to_its_state_before_the_batch(tmp_path):
+    """helper-63 #5: an import batch that added a memory and updated it was refused with
+    "changed after batch (seq 2)", seq 2 being the batch's own second event. The entry created
+    in the batch is refused as such; one updated twice in it goes back to its state before."""
+    from storegen import entry, write_store
+    from inspector.store.append import LogWriter, event_draft
+    from inspector.store.logfile import store_paths
+    root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", entry("A", value="x"))])
+    a, b, c = entry("A", value="x"), entry("A", value="y"), entry("A", value="z")
+    with LogWriter(store_paths(root)) as writer:
+        writer.append([{**event_draft("update", "A", "importer:mem0", before=a, after=b), "batch": "imp-1"},
+                       {**event_draft("update", "A", "importer:mem0", before=b, after=c), "batch": "imp-1"}])
+    done = inspector("revert", root, "imp-1", "--reason", "undo", "--json")
+    assert (done.code, done.json["affected"]) == (0, ["A"])
+    assert inspector("show", root, "A", "--json").json["entry"]["value"] == "x"
+    n = entry("N", value="p")
+    with LogWriter(store_paths(root)) as writer:
+        writer.append([{**event_draft("write", "N", "importer:mem0", after=n), "batch": "imp-2"},
+                       {**event_draft("update", "N", "importer:mem0", before=n,
+                                      after={**n, "value": "q"}), "batch": "imp-2"}])
+    refused = inspector("revert", root, "imp-2", "--reason", "undo")
+    assert (refused.code, refused.stderr) == (3, "error: N: batch imp-2 created it, and revert "
+                                              "restores earlier states only (retract it instead); "
+                                              "nothing written\n")
