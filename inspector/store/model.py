@@ -90,14 +90,15 @@ def principal(source: str) -> str:
     return source.split("/", 1)[0]
 
 
-def scope_filter_error(scope: str | None) -> str | None:
-    """Why a --scope filter cannot match as meant, or None: an empty segment ("tenant:acme/",
-    "/tenant:acme", "a//b") would match nothing (or another scope) without a word."""
+def scope_filter_error(scope: str | None, flag: str = "--scope") -> str | None:
+    """Why a --scope filter (or a --context, `flag`) cannot match as meant, or None: an empty
+    segment ("tenant:acme/", "/tenant:acme", "a//b") would match nothing (or another scope)
+    without a word; no entry's scope has one (the entry contract)."""
     if not scope or "" not in scope.split("/"):
         return None
     meant = "/".join(s for s in scope.split("/") if s)
-    return (f"--scope {scope!r} has an empty segment, so nothing would match it; "
-            f"give {meant!r}" if meant else f"--scope {scope!r} names no scope; give a scope "
+    return (f"{flag} {scope!r} has an empty segment, so nothing would match it; "
+            f"give {meant!r}" if meant else f"{flag} {scope!r} names no scope; give a scope "
             "such as 'tenant:acme/user:42', or '' for the whole store")
 
 

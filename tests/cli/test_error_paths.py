@@ -365,6 +365,16 @@ def test_a_scope_filter_with_an_empty_segment_is_refused_not_matched_to_nothing(
     assert log_bytes(store) == before
 
 
+@pytest.mark.parametrize("command", [("beliefs",), ("diff", "--from", "2025-01-01T00:00:00Z")])
+def test_a_context_with_an_empty_segment_is_refused_as_a_scope_is(sample, command):
+    # helper-63 #8: `beliefs --context 'a//b'` answered nothing, exit 0.
+    store = sample("moved-city")
+    result = inspector(command[0], store, *command[1:], "--context", "a//b")
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1] == ("error: --context 'a//b' has an empty segment, so "
+                                              "nothing would match it; give 'a/b'")
+
+
 def test_an_empty_operator_is_refused_not_replaced_by_the_login_name(sample):
     store = sample("moved-city")
     before = log_bytes(store)

@@ -14,7 +14,7 @@ from textual.widgets import Input, Static
 
 from ...present.glyphs import MARK_BADGES, badges
 from ...present.text import render, safe
-from ...store.model import format_time, parse_time
+from ...store.model import format_time, parse_time, scope_filter_error
 from ..spec import ScreenSpec, Shift
 from ..widgets.detail import DetailPane
 from ..widgets.rows import json_cell
@@ -159,6 +159,9 @@ class BeliefsScreen(InspectorScreen):
                 self.notify(render(f"{name}: {exc}", one_line=True), severity="error", markup=False)
                 return
         context = self.query_one("#context", Input).value.strip() or None
+        if (why := scope_filter_error(context, "context")) is not None:
+            self.notify(render(why, one_line=True), severity="error", markup=False)
+            return
         self.app.session.set_view(context, values["as-of"], values["valid-at"])
         self.app.set_status(context=context,
                             as_of=format_time(values["as-of"]) if values["as-of"] else None,
