@@ -133,7 +133,18 @@ def held_why(entry: Mapping[str, Any]) -> str:
         parts.append("a procedural entry")
     if reason == gate.RULE:
         parts.append(f"from untrusted {entry.get('source')}")
+    if not parts and reason in IN_WORDS:
+        # No hold event's words to show (the entry came back to the queue by a revert, whose
+        # reason is the operator's): the gate's reason in words, never its bare code (helper-64)
+        parts.append(IN_WORDS[reason])
     return " · ".join(parts)
+
+
+# What each held_reason means, for an entry whose hold event's own words are not at hand.
+IN_WORDS = {gate.SUPPRESSED: "it names a data subject erased before",
+            gate.SECRET: "the value looks like a credential",
+            gate.PROTECTED: "the key policy does not let this source write this key",
+            gate.UNSUPPORTED: "a summary that what it cites does not support"}
 
 
 def held_rows(row: dict) -> dict:
