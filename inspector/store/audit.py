@@ -89,6 +89,9 @@ class _Walk:
         self.hashes: dict[int, str] = {}
         self.redactions: list[tuple[int, str, str]] = []        # seq, memory_id, certificate
         self.erasures: dict[tuple[str, str], tuple[int, str]] = {}  # (memory_id, cert) -> seq, digest
+        # Runs of consecutive lines of one batch that gives a batch_size of 2 or more:
+        # [first line, last line, batch, batch_size] (check_batches)
+        self.runs: list[list] = []
 
     def problem(self, seq: int, text: str) -> None:
         self.report.problems.append(Problem(seq, text))
@@ -114,8 +117,32 @@ class _Walk:
             self.problem(seq, f"line {seq} holds seq {event['seq']} (expected {seq}): "
                               "a line was deleted, swapped, duplicated or inserted")
         self.report.events += 1
+        size = event.get("batch_size")
+        if size is not None and size >= 2:
+            self.batched(seq, event.get("batch"), size)
         self._body(seq, raw, event)
         self._link(seq, event, in_place)
+
+    def batched(self, seq: int, batch: str | None, size: int) -> None:
+        """Line `seq` is of `batch`, which gives `size` events, 2 or more (check_batches):
+        what each line adds depends on that line alone, so chunks of the log walked apart and
+        joined (verify_parallel) give the same runs."""
+        runs = self.runs
+        if runs and runs[-1][2] == batch and runs[-1][1] == seq - 1:
+            runs[-1][1] = seq
+        elif batch is not None:
+            runs.append([seq, seq, batch, size])
+
+    def check_batches(self) -> None:
+        """A batch with fewer events than its batch_size and lines after it: cut short by a
+        crash, then written after by another tool (the inspector's own writer sets an
+        unfinished trailing batch aside first): its prefix is applied by every reader, which
+        all or nothing forbids (helper-63: it passed the audit)."""
+        for first, last, batch, size in self.runs:
+            if last - first + 1 < size:
+                self.problem(first, f"seq {first}: batch {batch} has {last - first + 1} of its "
+                                    f"{size} events, and lines follow it: it was cut short, and "
+                                    "every reader applies its first events (not all or nothing)")
 
     def _body(self, seq: int, raw: bytes, event: dict) -> None:
         body = event["body"]
@@ -212,6 +239,7 @@ def verify_sequential(paths: StorePaths, expect_head: str | None = None) -> Repo
 def finish(walk: _Walk, expect_head: str | None) -> None:
     """After the last line: redacted bodies, the unchained prefix, the head."""
     report = walk.report
+    walk.check_batches()
     walk.check_redactions()
     if report.unchained:
         walk.problem(1, f"seq 1 to {report.unchained} are unchained (written by another tool): "

@@ -49,6 +49,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import re
 from dataclasses import dataclass, field
 
 from . import jsonsafe
@@ -70,6 +71,9 @@ ENV_WORKERS = "INSPECTOR_VERIFY_WORKERS"       # force the number of processes (
 
 # -- one chunk ---------------------------------------------------------------------------------
 
+# A fast line's batch and batch_size, in the members before its body (canonical, no escapes).
+BATCH_MEMBERS = re.compile(rb',"batch":(?:"([^"]*)"|null)(?:,"batch_size":([0-9]+))?')
+
 State = tuple  # (expected, chained, prev_hash, prev_consistent)
 INITIAL: State = (1, False, GENESIS, False)
 
@@ -88,6 +92,7 @@ class ChunkResult:
     redactions: list = field(default_factory=list)
     erasures: dict = field(default_factory=dict)
     hashes: dict = field(default_factory=dict)
+    runs: list = field(default_factory=list)     # _Walk.runs of the chunk's lines
     slow: int = 0          # lines the reference path walked
 
 
@@ -175,6 +180,15 @@ def walk_chunk(source: tuple, start: int, end: int, assumed: State | None, want:
                     problem(seq, f"line {seq} holds seq {event_seq} (expected {seq}): "
                                  "a line was deleted, swapped, duplicated or inserted")
                 fast += 1                               # report.events, added at the end
+                # _Walk.line's batch run: the members before `body` are actor, at, batch and
+                # perhaps batch_size, their strings without '"' or '\\' (fastline.py)
+                head = data[pos:body_start - BODY_KEY]
+                if b'"batch_size"' in head:
+                    found = BATCH_MEMBERS.search(head)
+                    if found is not None and found.group(2) and int(found.group(2)) >= 2:
+                        batch = found.group(1)
+                        walk.batched(seq, None if batch is None else batch.decode(),
+                                     int(found.group(2)))
                 if chained:
                     if prev_hash is not None and prev_b != prev_hash:
                         walk.prev_consistent = consistent_before
@@ -207,6 +221,7 @@ def walk_chunk(source: tuple, start: int, end: int, assumed: State | None, want:
     result.problems = report.problems
     result.events, result.redacted, result.unchained = report.events, report.redacted, report.unchained
     result.redactions, result.erasures = walk.redactions, walk.erasures
+    result.runs = walk.runs
     return result
 
 
@@ -402,6 +417,11 @@ def verify(paths: StorePaths, expect_head: str | None = None, *, workers: int | 
         walk.redactions.extend(result.redactions)
         walk.erasures.update(result.erasures)
         walk.hashes.update(result.hashes)
+        for first, last, batch, size in result.runs:      # a run a chunk's edge cut goes on
+            if walk.runs and walk.runs[-1][2] == batch and walk.runs[-1][1] == first - 1:
+                walk.runs[-1][1] = last
+            else:
+                walk.runs.append([first, last, batch, size])
         stats.slow += result.slow
     walk.expected = state[0]
     finish(walk, expect_head)

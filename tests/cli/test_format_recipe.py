@@ -5,6 +5,7 @@ appended after the first event of a cut batch, which every reader then applied i
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -50,3 +51,22 @@ def test_the_recipe_never_appends_after_what_a_crash_left(sample, crash):
     with pytest.raises(RuntimeError, match="the log ends in what a crash left"):
         recipe()["append"](str(log), [event("Z1")])
     assert log.read_bytes() == before
+
+
+def test_a_batch_cut_short_then_written_after_fails_the_audit(sample):
+    """What a writer that ignores the rule leaves (helper-63 #4): the quarantine of T1 and T2
+    cut after T1, then a line chained after it. `audit --verify` passed it; it is a problem."""
+    from inspector.store.chain import line_bytes, seal_after
+    store = sample("multi-tenant")
+    log = store / "events.jsonl"
+    done = inspector("quarantine", store, "T1", "T2", "--reason", "INC", "--json").json
+    lines = log.read_bytes().splitlines(keepends=True)[:-1]
+    last = json.loads(lines[-1])
+    (line,) = seal_after([event("Z1")], last["seq"], last["hash"], "2025-06-05T00:00:01Z")
+    log.write_bytes(b"".join(lines) + line_bytes(line))
+    result = inspector("audit", store, "--verify", "--json")
+    assert (result.code, result.json["ok"]) == (1, False)
+    seq = done["seqs"][0]
+    assert result.json["problems"] == [{"seq": seq, "problem": (
+        f"seq {seq}: batch {done['batch']} has 1 of its 2 events, and lines follow it: it was cut "
+        "short, and every reader applies its first events (not all or nothing)")}]

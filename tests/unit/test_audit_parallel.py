@@ -645,3 +645,24 @@ def test_a_state_outside_the_fast_grammar_is_judged_by_the_reference(tmp_path, s
         assert reference["doc"]["ok"] is True
     else:
         assert problem in reference["doc"]["problem"]
+
+
+def test_a_batch_cut_short_with_lines_after_it_is_a_problem_in_both_walks(tmp_path):
+    """helper-63 #4: the first event of a batch of two, then another tool's line after it (the
+    inspector's own writer sets an unfinished trailing batch aside; another tool may not):
+    every reader applied the cut batch's first event, and the audit passed it. Walked in
+    chunks that cut the batch, or not, the report is the reference's."""
+    def draft(memory_id: str, batch: str | None, size: int | None) -> dict:
+        out = {"actor": "operator:alice", "op": "write", "memory_id": memory_id, "batch": batch,
+               "body": {"before": None, "after": entry(memory_id, value=memory_id),
+                        "reason": None, "salt": "ab" * 16}}
+        if size is not None:
+            out["batch_size"] = size
+        return out
+    events = chain([draft("M1", None, None), draft("M2", "B2", 3), draft("M3", "B2", 3),
+                    draft("M4", "B3", 2), draft("M5", "B3", 2), draft("M6", None, None)])
+    write(tmp_path / "s", [dump(e) for e in events])
+    report = assert_same(tmp_path / "s", chunks=(1, 97, 300, None))
+    assert report["all"] == [(2, "seq 2: batch B2 has 2 of its 3 events, and lines follow it: it "
+                                 "was cut short, and every reader applies its first events (not all "
+                                 "or nothing)")]
