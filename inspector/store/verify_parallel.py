@@ -182,9 +182,8 @@ def walk_chunk(source: tuple, start: int, end: int, assumed: State | None, want:
                 fast += 1                               # report.events, added at the end
                 # _Walk.line's batch run: the members before `body` are actor, at, batch and
                 # perhaps batch_size, their strings without '"' or '\\' (fastline.py)
-                head = data[pos:body_start - BODY_KEY]
-                if b'"batch_size"' in head:
-                    found = BATCH_MEMBERS.search(head)
+                if data.find(b'"batch_size"', pos, body_start) >= 0:     # no copy of the line
+                    found = BATCH_MEMBERS.search(data, pos, body_start - BODY_KEY)
                     if found is not None and found.group(2) and int(found.group(2)) >= 2:
                         batch = found.group(1)
                         walk.batched(seq, None if batch is None else batch.decode(),
