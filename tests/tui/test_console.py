@@ -1679,3 +1679,18 @@ def test_a_chain_found_broken_is_read_again_from_the_log(tmp_path):
             await pilot.press("6")
             await until(pilot, lambda: "chain ✗ at seq 1   read to head 12:" in screen_text(app))
     run(main())
+
+
+def test_a_table_narrowed_to_a_value_no_row_holds_names_it(tmp_path):
+    """helper-64 #11: "No rows hold that value" named no value."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 8)
+            table(app).set_narrow(("entity", "[b]nobody[/b]"))
+            await until(pilot, lambda: "  No rows hold entity [b]nobody[/b] (esc shows every row)."
+                        in screen_text(app), what="the empty table's words")
+    run(main())

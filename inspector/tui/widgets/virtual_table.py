@@ -634,8 +634,14 @@ class VirtualTable(ScrollView, can_focus=True):
         return self.column_layout.shown(self._width or self.scrollable_content_region.width or 200)
 
     def _empty_text(self) -> str:
-        if self.narrow is not None:
-            return "No rows hold that value (esc shows every row)."
+        if self.narrow is not None:          # which value, said (helper-64: "that value" only)
+            key, value = self.narrow
+            column = next((c for c in self.columns if c.key == key), None)
+            shown = "(none)" if value is None else render(str(value), one_line=True)
+            if len(shown) > 60:
+                shown = shown[:59] + "…"
+            return (f"No rows hold {(column.label if column else key.replace('_', ' ')).lower()} {shown} "
+                    "(esc shows every row).")
         return self.empty
 
     def _drop_marks_not_in(self, present: set[str]) -> None:
