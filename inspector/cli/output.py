@@ -53,7 +53,8 @@ def cell(value: Any, max_chars: int | None = None) -> Text:
 
 # Columns that hold ids (and the seq and time of an event): always shown whole; the other
 # columns shrink to make room.
-ID_COLUMNS = frozenset({"ID", "BATCH", "RIVAL", "BELIEF, CAUSES", "CERTIFICATE", "SEQ", "AT"})
+ID_COLUMNS = frozenset({"ID", "BATCH", "RIVAL", "BELIEF, CAUSES", "CERTIFICATE", "SEQ", "AT",
+                        "ACTOR"})   # who wrote an event: cut, it named no one (helper-63)
 # Columns of long free text: they give way first.
 ELASTIC_COLUMNS = frozenset({"VALUE", "MESSAGE", "REASON"})
 GAP = 2

@@ -149,3 +149,15 @@ def test_show_prints_unknown_extra_fields_as_written(tmp_path):
     assert '  "status "      quarantined' in lines
     assert '  "held_reason\\u00a0" secret' in lines
     assert [line for line in lines if line.lstrip().startswith("status")] == ["  status         active"]
+
+
+def test_the_actor_is_never_cut(tmp_path):
+    """helper-63 #10: at the default width `audit --log` and `show`'s history cut the actor
+    ("agent…", "import…"): who wrote an event could not be read without --wide."""
+    actor = "importer:mem0-nightly-sync-" + "n" * 20
+    root = build(tmp_path / "s", [(day("01:00:00"), "write", entry(
+        "M1", attribute="note", value="a value that is long " * 6, observed_at=day("01:00:00")),
+        actor, None, "a reason that is long enough to want the room " * 2)])
+    for args in (("audit", "--log"), ("show", "M1")):
+        out = run(root, *args, columns=80)
+        assert actor in out, out
