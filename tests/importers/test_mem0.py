@@ -564,3 +564,15 @@ def test_the_gate_s_batch_holds_exactly_what_each_row_alone_holds(tmp_path, monk
                                ids[3]: "rule_from_untrusted_source",
                                ids[4]: "rule_from_untrusted_source"}
     assert [row["rowid"] for row in docs[1]["skipped_rows"]] == [7]
+
+
+def test_the_working_directory_as_target_is_refused_in_words(tmp_path, monkeypatch):
+    """helper-63 #7: `import mem0 DB .` in an empty directory said "cannot write the new store
+    at .: Device or resource busy" (the new store takes the target's place by a rename)."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    with pytest.raises(BadInput, match=r"^\. is the working directory; import writes a new store "
+                                       r"in its own place: give a new path \(e\.g\. \./store\)$"):
+        import_mem0(FIXTURES / "mem0_history.db", Path("."))
+    assert listing(here) == []
