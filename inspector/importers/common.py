@@ -75,6 +75,15 @@ def row_number(con: sqlite3.Connection, path: Path, table: str) -> str:
         raise BadInput(f"{path}: cannot read table `{table}` ({exc})") from None
     for name in ROW_NUMBER_NAMES:
         if name not in taken:
+            try:
+                con.execute(f'SELECT {name} FROM "{table}" LIMIT 0')
+            except sqlite3.Error:          # created WITHOUT ROWID: it has no row numbers
+                raise BadInput(
+                    f"{path}: table `{table}` has no row numbers (it was created WITHOUT ROWID), "
+                    "by which an import names its rows; in a copy of the file, copy the table "
+                    f"into one with them (CREATE TABLE t2 AS SELECT * FROM \"{table}\"; DROP "
+                    f"TABLE \"{table}\"; ALTER TABLE t2 RENAME TO \"{table}\") and import the "
+                    "copy") from None
             return name
     raise BadInput(f"{path}: table `{table}` has columns named rowid, _rowid_ and oid, which "
                    "hide the row numbers an import names rows by; rename one of those columns "
@@ -84,7 +93,8 @@ def row_number(con: sqlite3.Connection, path: Path, table: str) -> str:
 def require_table(con: sqlite3.Connection, path: Path, table: str, expected: str) -> list[str]:
     """The table's columns; BadInput naming the tables found when it is missing."""
     found = tables(con)
-    if table not in found:
+    if table not in found and table.lower() not in {name.lower() for name in found}:
+        # SQLite's names are not case sensitive: `HISTORY` is the table `history` (helper-63)
         listed = ", ".join(found) if found else "no tables"
         raise BadInput(f"{path}: found {listed}; expected a table `{table}` ({expected})")
     try:

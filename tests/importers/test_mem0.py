@@ -576,3 +576,30 @@ def test_the_working_directory_as_target_is_refused_in_words(tmp_path, monkeypat
                                        r"in its own place: give a new path \(e\.g\. \./store\)$"):
         import_mem0(FIXTURES / "mem0_history.db", Path("."))
     assert listing(here) == []
+
+
+def test_a_history_table_without_row_numbers_or_named_in_capitals(tmp_path):
+    """helper-63 #6: a `history` table created WITHOUT ROWID said "no such column: rowid", with
+    no way forward; one named `HISTORY` was "found HISTORY; expected a table `history`",
+    though SQLite's names are not case sensitive."""
+    columns = ("id TEXT PRIMARY KEY, memory_id TEXT, old_memory TEXT, new_memory TEXT, "
+               "event TEXT, created_at DATETIME, updated_at DATETIME, is_deleted INTEGER, "
+               "actor_id TEXT, role TEXT")
+    source = tmp_path / "wr.db"
+    con = sqlite3.connect(source)
+    con.execute(f"CREATE TABLE history ({columns}) WITHOUT ROWID")
+    con.execute("INSERT INTO history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                v2_row(1, M1, "ADD", "x", "2025-01-01 10:00:00"))
+    con.commit()
+    con.close()
+    refused(tmp_path, source, "table `history` has no row numbers (it was created WITHOUT ROWID)",
+            'CREATE TABLE t2 AS SELECT * FROM "history"')
+    upper = tmp_path / "up.db"
+    con = sqlite3.connect(upper)
+    con.execute(f"CREATE TABLE HISTORY ({columns})")
+    con.execute("INSERT INTO HISTORY VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                v2_row(1, M1, "ADD", "x", "2025-01-01 10:00:00"))
+    con.commit()
+    con.close()
+    import_mem0(upper, tmp_path / "out")
+    assert [e["memory_id"] for e in log(tmp_path / "out")] == [M1]
