@@ -1694,3 +1694,20 @@ def test_a_table_narrowed_to_a_value_no_row_holds_names_it(tmp_path):
             await until(pilot, lambda: "  No rows hold entity [b]nobody[/b] (esc shows every row)."
                         in screen_text(app), what="the empty table's words")
     run(main())
+
+
+def test_diff_s_default_window_ends_at_a_whole_second(tmp_path):
+    """helper-62: the default window ended at now with microseconds
+    ("…T22:19:44.656495Z"); it ends at now's next whole second."""
+    store = private_copy("incident-afternoon", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("8")
+            await until(pilot, lambda: "(the hour before now)" in screen_text(app))
+            line = next(l for l in screen_text(app).splitlines() if "(the hour before now)" in l)
+            assert re.search(r" from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ to \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+                             r" \(the hour before now\)", line), line
+    run(main())

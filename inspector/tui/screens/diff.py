@@ -126,8 +126,10 @@ class DiffScreen(InspectorScreen):
             to, why = parse_time(typed["to"]), ""
         elif as_of:
             to, why = parse_time(as_of), "the as-of time on screen"
-        else:
+        else:      # now, up to its next whole second: shown exact, without microseconds
             to, why = now_utc(), "now"
+            if to.microsecond:
+                to = to.replace(microsecond=0) + timedelta(seconds=1)
         # Nothing precedes the first instant there is (year 1): the window then starts at it.
         start = parse_time(typed["from"]) if typed["from"] else max(to, EARLIEST + WINDOW) - WINDOW
         if not typed["from"]:
