@@ -26,6 +26,8 @@ the app again, as typed, once the modal has gone.
 
 from __future__ import annotations
 
+import time
+
 from textual import events
 from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual._xterm_parser import XTermParser
@@ -90,24 +92,45 @@ def rerouted(app, event: events.Key, quiet_until: float) -> bool:
 
 # The keys after an escape that are of its burst: typed within this many seconds of it.
 AFTER_ESCAPE_BURST_S = 0.5
+# Keys sent round the app that have not come back after this long are no longer waited for.
+IN_FLIGHT_S = 1.0
 # How long the keys after an escape wait for the modal it closes to go: tries this far apart.
 AFTER_ESCAPE_WAIT_S = 0.02
 AFTER_ESCAPE_TRIES = 50
 
 
 class EscapeBurst:
-    """The keys a modal was handed after an escape (module docstring)."""
+    """The keys a modal was handed after an escape (module docstring), kept in the order they
+    were typed: a key read while some are kept, or on their way round the app, goes behind
+    them (helper-65: "esc /" kept the "/", and "rex" typed 10 ms later, read once the dialog
+    had gone, overtook it: its "r" opened a retract dialog)."""
 
     def __init__(self) -> None:
         self.modal = None          # the modal an escape was handed to, while it is on top
         self.at = 0.0              # and when that escape was typed
+        self.kept_keys: list[events.Key] = []   # kept, in order, not yet sent round the app
+        self.waiting = False       # for the modal to go (a timer runs)
+        self.in_flight = 0         # sent round the app, not yet read back
+        self.sent_at = 0.0
 
     def taken(self, app, event: events.Event) -> bool:
-        """Whether `event`, read while a modal an escape went to is on top, is kept, to go
-        round the app once the modal has gone (or, if it stays, to it, as before)."""
-        if not isinstance(event, events.Key) or event.is_forwarded \
-                or getattr(event, "_after_escape", False):
+        """Whether `event` is kept: read while a modal an escape went to is on top, it goes
+        round the app once the modal has gone (or, if it stays, to it, as before); read while
+        keys are kept or on their way, it goes behind them."""
+        if not isinstance(event, events.Key) or event.is_forwarded:
             return False
+        if getattr(event, "_after_escape", False):         # one of ours, back: handled now
+            self.in_flight = max(0, self.in_flight - 1)
+            if not self.in_flight and self.kept_keys and not self.waiting:
+                self._send(app)
+            return False
+        if self.in_flight and time.monotonic() - self.sent_at > IN_FLIGHT_S:
+            self.in_flight = 0     # never kept for good: a key that did not come back is let go
+            if self.kept_keys and not self.waiting:
+                self._send(app)
+        if self.kept_keys or self.in_flight:
+            self.kept_keys.append(events.Key(event.key, event.character))
+            return True
         top = app.screen
         if not isinstance(top, ModalScreen) or getattr(top, "writing", False):
             self.modal = None
@@ -118,17 +141,32 @@ class EscapeBurst:
         """`event` goes to `modal`: an escape is noted; a key after one is kept (taken). Also
         for the keys of the burst that opened a dialog, which the app hands on to it (typed
         before it was there: "Q", "x", escape, "3")."""
+        if self.kept_keys or self.in_flight:
+            self.kept_keys.append(events.Key(event.key, event.character))
+            return True
         if event.key == "escape":
             self.modal, self.at = modal, event.time
             return False
         if modal is not self.modal or event.time - self.at > AFTER_ESCAPE_BURST_S:
             return False           # typed later: the modal stayed, and the key is its own
-        self._again(app, modal, events.Key(event.key, event.character), 0)
+        self.kept_keys.append(events.Key(event.key, event.character))
+        self.waiting = True
+        self._wait(app, modal, 0)
         return True
 
-    def _again(self, app, modal, key: events.Key, tries: int) -> None:
+    def _wait(self, app, modal, tries: int) -> None:
         if app.screen is modal and tries < AFTER_ESCAPE_TRIES:
-            app.set_timer(AFTER_ESCAPE_WAIT_S, lambda: self._again(app, modal, key, tries + 1))
+            app.set_timer(AFTER_ESCAPE_WAIT_S, lambda: self._wait(app, modal, tries + 1))
             return
-        key._after_escape = True
-        app.post_message(key)
+        self.waiting = False
+        if not self.in_flight:
+            self._send(app)
+
+    def _send(self, app) -> None:
+        """The kept keys round the app, in order; a key read before they are back goes behind."""
+        keys, self.kept_keys = self.kept_keys, []
+        self.in_flight += len(keys)
+        self.sent_at = time.monotonic()
+        for key in keys:
+            key._after_escape = True
+            app.post_message(key)

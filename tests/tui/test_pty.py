@@ -191,3 +191,36 @@ def test_a_screen_digit_after_the_escape_that_closes_a_modal_goes_to_its_screen(
         os.close(master)
     assert shown, "the 3 after the escape did not open Conflicts"
     assert (store / "events.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize("gap", [0.005, 0.01, 0.02])
+def test_keys_typed_just_after_the_escape_burst_keep_their_order(tmp_path, gap):
+    """helper-65: "esc /" closed the quarantine dialog and its "/" was kept until the dialog
+    had gone; "rex", typed 10 ms later, was read then and overtook it: its "r" opened a retract
+    dialog, and "ex/" went into its reason. Every key now goes in the order typed: the filter
+    gets "rex", and no dialog opens."""
+    store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
+                                          entry("A1", entity="e", attribute="a", value="plainvalue"))])
+    before = (store / "events.jsonl").read_bytes()
+    master, proc = open_in_terminal(store, 40, 140)
+    out = bytearray()
+    try:
+        assert read_until(master, out, lambda data: b"plainvalue" in textual_own_removed(data)), \
+            "the app never painted the store"
+        quiet_for(master, out, 1.0)
+        os.write(master, b"Qmy reason")
+        quiet_for(master, out, 0.7)
+        mark = len(out)
+        os.write(master, b"\x1b/")
+        time.sleep(gap)
+        os.write(master, b"rex")
+        quiet_for(master, out, 1.5)
+        after = textual_own_removed(bytes(out[mark:]))
+        os.write(master, b"\x11")                      # ctrl+q
+        read_until(master, out, lambda data: proc.poll() is not None, limit=20)
+    finally:
+        proc.kill()
+        os.close(master)
+    assert b"Retract" not in after, "a key of the filter opened a retract dialog"
+    assert b"rex" in after, "the filter did not get the keys typed after /"
+    assert (store / "events.jsonl").read_bytes() == before
