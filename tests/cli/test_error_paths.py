@@ -375,6 +375,23 @@ def test_a_context_with_an_empty_segment_is_refused_as_a_scope_is(sample, comman
                                               "nothing would match it; give 'a/b'")
 
 
+@pytest.mark.parametrize("via_env", [False, True])
+def test_an_operator_name_that_holds_an_address_is_refused(sample, via_env):
+    """helper-65: `--operator sam.k@corp.com` (or $INSPECTOR_OPERATOR) went into the envelope
+    of every event the operator wrote, erasures' included: it outlives every erasure."""
+    store = sample("moved-city")
+    before = log_bytes(store)
+    args = ("retract", store, "H1", "--reason", "r")
+    result = (inspector(*args, env={"INSPECTOR_OPERATOR": "sam.k@corp.com"}) if via_env
+              else inspector(*args, "--operator", "sam.k@corp.com"))
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1] == (
+        "error: operator name 'sam.k@corp.com' holds personal data (an e-mail address): it stays "
+        "in the log and in erasure certificates after every erasure; use an opaque identifier "
+        "(e.g. a staff id)")
+    assert log_bytes(store) == before
+
+
 def test_an_empty_operator_is_refused_not_replaced_by_the_login_name(sample):
     store = sample("moved-city")
     before = log_bytes(store)
