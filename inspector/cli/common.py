@@ -242,8 +242,8 @@ def operator_name(given: Optional[str]) -> str:
     if not OPERATOR_NAME.fullmatch(name or ""):
         raise BadInput(f"operator name {name!r} must be letters, digits, . _ @ - (an identifier, "
                        "never content); pass --operator NAME")
-    from ..store import detect
-    named = detect.pii_named_in(name)
+    from ..store.writes import personal_data_in
+    named = personal_data_in(name)
     if named is not None:    # the actor is in every event's envelope, which outlives erasure
         raise BadInput(f"operator name {name!r} holds personal data ({named}): it stays in the "
                        "log and in erasure certificates after every erasure; use an opaque "

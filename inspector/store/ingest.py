@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import jsonsafe
-from . import detect, gate, policy, stepwise
+from . import gate, policy, stepwise
 from .append import LogWriter
 from .audit import parse_line
 from .beliefs import at_head
@@ -24,7 +24,7 @@ from .logfile import StorePaths, shell_path
 from .model import is_actor, now_utc
 from .queries import sql
 from .detect import batch
-from .writes import admit, merged
+from .writes import admit, merged, personal_data_in
 
 
 @dataclass
@@ -191,7 +191,7 @@ def ingest(paths: StorePaths, feed_path: Path, *, actor: str, skip_bad_lines: bo
     """Plan the feed under the store's lock against the log as it is, then append it."""
     if not is_actor(actor):
         raise BadInput(f"--actor {actor!r} is not of the form class:id (e.g. agent:427)")
-    named = detect.pii_named_in(actor)
+    named = personal_data_in(actor)
     if named is not None:       # the envelope outlives every erasure (format.md): no person in it
         raise BadInput(f"--actor {actor!r} holds personal data ({named}): the actor stays in the "
                        "log after every erasure; use an opaque identifier (e.g. agent:427)")

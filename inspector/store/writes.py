@@ -5,6 +5,7 @@ state, validate the result (contract), and pass it through the write gate."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from . import detect, gate, policy
 from .append import event_draft
@@ -36,12 +37,21 @@ def merged(before: dict | None, fields: dict) -> dict:
     return after
 
 
+def personal_data_in(text: str) -> str | None:
+    """What personal data an identifier holds (detect.pii_named_in), read as written and,
+    when it has percent escapes, decoded ("agent:someone%40example.com": helper-65)."""
+    named = detect.pii_named_in(text)
+    if named is None and "%" in text:
+        named = detect.pii_named_in(unquote(text))
+    return named
+
+
 def id_problem(memory_id: str) -> str | None:
     """Why a new entry may not have this id: one that holds personal data. The id is in the
     envelope, which an erasure leaves as it was and lists in its certificate (format.md), so
     it would outlive every erasure. An id already written is not refused again (its updates
     and actions go on); `scan` reports it (pii.in_id)."""
-    kind = detect.pii_named_in(memory_id)
+    kind = personal_data_in(memory_id)
     if kind is None:
         return None
     return (f'field "id" holds personal data ({kind}): an id stays in the log and in erasure '
