@@ -36,6 +36,8 @@ def still_to_act_on(rule: str, status: str | None) -> bool:
     if rule == "pii.no_subject":
         return status is not None and status != "erased"
     return status in LIVE
+# Findings the tab counts again after every change (Session.counts); more: when shown.
+LIVE_COUNT_MAX = 20_000
 # A belief view that started from a snapshot this many lines behind is left as the new one.
 SNAPSHOT_LINES = 20_000
 INDEXES = ("index_entries_id", "index_versions_id", "index_edges_src", "index_edges_dst",
@@ -288,7 +290,10 @@ class Session(EntryReads):
             shown = {s.name: cur.execute(sql("tui_count"), {"table": s.table}).fetchone()[0]
                      for s in specs() if s.count and s.table}
         found = self.found
-        if found is not None:      # the last scan's findings still to act on, statuses as now
+        if found is not None and len(found) <= LIVE_COUNT_MAX:
+            # the last scan's findings still to act on, statuses as now (a bigger scan's tab
+            # count is the Findings screen's, taken when it is shown: 283,000 findings at 5M
+            # events cost about 1 s of statuses after every change)
             shown["findings"] = len(self.live_findings(found))
         return totals, shown
 
