@@ -128,8 +128,7 @@ class EscapeBurst:
             self.in_flight = 0     # never kept for good: a key that did not come back is let go
             if self.kept_keys and not self.waiting:
                 self._send(app)
-        if self.kept_keys or self.in_flight:
-            self.kept_keys.append(events.Key(event.key, event.character))
+        if self._behind(event):
             return True
         top = app.screen
         if not isinstance(top, ModalScreen) or getattr(top, "writing", False):
@@ -141,8 +140,7 @@ class EscapeBurst:
         """`event` goes to `modal`: an escape is noted; a key after one is kept (taken). Also
         for the keys of the burst that opened a dialog, which the app hands on to it (typed
         before it was there: "Q", "x", escape, "3")."""
-        if self.kept_keys or self.in_flight:
-            self.kept_keys.append(events.Key(event.key, event.character))
+        if self._behind(event):
             return True
         if event.key == "escape":
             self.modal, self.at = modal, event.time
@@ -152,6 +150,13 @@ class EscapeBurst:
         self.kept_keys.append(events.Key(event.key, event.character))
         self.waiting = True
         self._wait(app, modal, 0)
+        return True
+
+    def _behind(self, event: events.Key) -> bool:
+        """Keep `event` behind the keys kept or on their way, if there are any."""
+        if not (self.kept_keys or self.in_flight):
+            return False
+        self.kept_keys.append(events.Key(event.key, event.character))
         return True
 
     def _wait(self, app, modal, tries: int) -> None:

@@ -49,15 +49,17 @@ def history(store: Path, memory_id: str) -> list[tuple]:
             for e in log(store) if e["memory_id"] == memory_id]
 
 
-def make_history(path: Path, rows: list[tuple], columns: str | None = None) -> Path:
-    """A v2-layout history.db (or `columns`) holding `rows`."""
+def make_history(path: Path, rows: list[tuple], columns: str | None = None,
+                 table: str = "history", options: str = "") -> Path:
+    """A v2-layout history.db (or `columns`) holding `rows`; `table` named so, created with
+    `options` (e.g. WITHOUT ROWID)."""
     columns = columns or ("id TEXT PRIMARY KEY, memory_id TEXT, old_memory TEXT, "
                           "new_memory TEXT, event TEXT, created_at DATETIME, "
                           "updated_at DATETIME, is_deleted INTEGER, actor_id TEXT, role TEXT")
     con = sqlite3.connect(path)
-    con.execute(f"CREATE TABLE history ({columns})")
+    con.execute(f"CREATE TABLE {table} ({columns}) {options}")
     width = len(columns.split(","))
-    con.executemany(f"INSERT INTO history VALUES ({', '.join('?' * width)})", rows)
+    con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * width)})", rows)
     con.commit()
     con.close()
     return path
@@ -582,24 +584,10 @@ def test_a_history_table_without_row_numbers_or_named_in_capitals(tmp_path):
     """helper-63 #6: a `history` table created WITHOUT ROWID said "no such column: rowid", with
     no way forward; one named `HISTORY` was "found HISTORY; expected a table `history`",
     though SQLite's names are not case sensitive."""
-    columns = ("id TEXT PRIMARY KEY, memory_id TEXT, old_memory TEXT, new_memory TEXT, "
-               "event TEXT, created_at DATETIME, updated_at DATETIME, is_deleted INTEGER, "
-               "actor_id TEXT, role TEXT")
-    source = tmp_path / "wr.db"
-    con = sqlite3.connect(source)
-    con.execute(f"CREATE TABLE history ({columns}) WITHOUT ROWID")
-    con.execute("INSERT INTO history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                v2_row(1, M1, "ADD", "x", "2025-01-01 10:00:00"))
-    con.commit()
-    con.close()
+    row = v2_row(1, M1, "ADD", "x", "2025-01-01 10:00:00")
+    source = make_history(tmp_path / "wr.db", [row], options="WITHOUT ROWID")
     refused(tmp_path, source, "table `history` has no row numbers (it was created WITHOUT ROWID)",
             'CREATE TABLE t2 AS SELECT * FROM "history"')
-    upper = tmp_path / "up.db"
-    con = sqlite3.connect(upper)
-    con.execute(f"CREATE TABLE HISTORY ({columns})")
-    con.execute("INSERT INTO HISTORY VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                v2_row(1, M1, "ADD", "x", "2025-01-01 10:00:00"))
-    con.commit()
-    con.close()
+    upper = make_history(tmp_path / "up.db", [row], table="HISTORY")
     import_mem0(upper, tmp_path / "out")
     assert [e["memory_id"] for e in log(tmp_path / "out")] == [M1]

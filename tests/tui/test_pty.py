@@ -3,6 +3,7 @@ control from a value reaches the terminal, and markup stays literal (DESIGN §9)
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -96,6 +97,26 @@ def open_in_terminal(store, lines: int, columns: int) -> tuple[int, subprocess.P
     return master, proc
 
 
+@contextlib.contextmanager
+def one_entry_app(tmp_path):
+    """(store, terminal, output so far) of the app on a store of one entry ("plainvalue"),
+    painted and quiet; at the end ctrl+q, and the app is gone."""
+    store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
+                                          entry("A1", entity="e", attribute="a", value="plainvalue"))])
+    master, proc = open_in_terminal(store, 40, 140)
+    out = bytearray()
+    try:
+        assert read_until(master, out, lambda data: b"plainvalue" in textual_own_removed(data)), \
+            "the app never painted the store"
+        quiet_for(master, out, 1.0)
+        yield store, master, out
+        os.write(master, b"\x11")                      # ctrl+q
+        read_until(master, out, lambda data: proc.poll() is not None, limit=20)
+    finally:
+        proc.kill()
+        os.close(master)
+
+
 def test_hostile_values_never_reach_the_terminal(tmp_path):
     master, proc = open_in_terminal(hostile_store(tmp_path), 45, 180)
     out = bytearray()
@@ -170,25 +191,13 @@ def test_a_screen_digit_after_the_escape_that_closes_a_modal_goes_to_its_screen(
     quarantine dialog (the command palette), and the 3 opens Conflicts. The 3 was read before
     the modal had gone, went into it, and was lost: the screen stayed on Beliefs. Nothing is
     written."""
-    store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
-                                          entry("A1", entity="e", attribute="a", value="plainvalue"))])
-    before = (store / "events.jsonl").read_bytes()
-    master, proc = open_in_terminal(store, 40, 140)
-    out = bytearray()
     conflicts = b"Beliefs with markers"
-    try:
-        assert read_until(master, out, lambda data: b"plainvalue" in textual_own_removed(data)), \
-            "the app never painted the store"
-        quiet_for(master, out, 1.0)
+    with one_entry_app(tmp_path) as (store, master, out):
+        before = (store / "events.jsonl").read_bytes()
         mark = len(out)
         os.write(master, keys)
         shown = read_until(master, out, lambda data: conflicts in textual_own_removed(data[mark:]),
                            limit=20)
-        os.write(master, b"\x11")                      # ctrl+q
-        read_until(master, out, lambda data: proc.poll() is not None, limit=20)
-    finally:
-        proc.kill()
-        os.close(master)
     assert shown, "the 3 after the escape did not open Conflicts"
     assert (store / "events.jsonl").read_bytes() == before
 
@@ -199,15 +208,8 @@ def test_keys_typed_just_after_the_escape_burst_keep_their_order(tmp_path, gap):
     had gone; "rex", typed 10 ms later, was read then and overtook it: its "r" opened a retract
     dialog, and "ex/" went into its reason. Every key now goes in the order typed: the filter
     gets "rex", and no dialog opens."""
-    store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write",
-                                          entry("A1", entity="e", attribute="a", value="plainvalue"))])
-    before = (store / "events.jsonl").read_bytes()
-    master, proc = open_in_terminal(store, 40, 140)
-    out = bytearray()
-    try:
-        assert read_until(master, out, lambda data: b"plainvalue" in textual_own_removed(data)), \
-            "the app never painted the store"
-        quiet_for(master, out, 1.0)
+    with one_entry_app(tmp_path) as (store, master, out):
+        before = (store / "events.jsonl").read_bytes()
         os.write(master, b"Qmy reason")
         quiet_for(master, out, 0.7)
         mark = len(out)
@@ -216,11 +218,6 @@ def test_keys_typed_just_after_the_escape_burst_keep_their_order(tmp_path, gap):
         os.write(master, b"rex")
         quiet_for(master, out, 1.5)
         after = textual_own_removed(bytes(out[mark:]))
-        os.write(master, b"\x11")                      # ctrl+q
-        read_until(master, out, lambda data: proc.poll() is not None, limit=20)
-    finally:
-        proc.kill()
-        os.close(master)
     assert b"Retract" not in after, "a key of the filter opened a retract dialog"
     assert b"rex" in after, "the filter did not get the keys typed after /"
     assert (store / "events.jsonl").read_bytes() == before

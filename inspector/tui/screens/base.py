@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from ...present.text import render
@@ -296,13 +297,28 @@ class InspectorScreen(Screen):
             if table is not None:
                 table.focus()
 
+    def applied_fields(self) -> list[tuple[str, str, str, object]]:
+        """The screen's fields that apply on enter, each as (id, the text the screen is at,
+        where it is, in words, a test of two texts naming the same thing or None)."""
+        return []
+
     def action_leave_input(self) -> None:
         """Escape: out of any input or the detail pane, back to the screen's table (digits
         switch screens again); on the table itself, it shows every row again after a narrowing.
         The focus moves now, not after a refresh (table.focus() waits for one): keys of the same
         burst already queued behind the escape ("t", escape, "4": the 4 was handed round the app
         while the as-of field still had the focus, and the field swallowed it) are then read by
-        the table and the app, as if typed slowly."""
+        the table and the app, as if typed slowly. A field that applies on enter, left with
+        text that was not applied (refused, or never entered), shows what is applied again, and
+        a notice says so (applied_fields)."""
+        for name, applied, where, same in self.applied_fields():
+            field = self.query_one(f"#{name}", Input)
+            typed = field.value.strip()
+            if typed == applied or (same is not None and same(typed, applied)):
+                continue
+            field.value = applied
+            self.notify(render(f"{name} {typed!r} was not applied (enter applies it): {where}",
+                               one_line=True), severity="warning", markup=False)
         table = self.main_table()
         if table is None:
             self.set_focus(None)

@@ -33,10 +33,10 @@ LEGEND = {"contested": ("contested", "contested"), "claim_disagrees": ("claim di
           "from_broader": ("won by a broader scope's entry", "broader")}
 
 
-def _same_time(typed: str, applied: str | None) -> bool:
+def _same_time(typed: str, applied: str) -> bool:
     """Whether a time field's text names the time the view is at (another spelling of it)."""
     try:
-        return applied is not None and bool(typed) and parse_time(typed) == parse_time(applied)
+        return bool(applied) and bool(typed) and parse_time(typed) == parse_time(applied)
     except ValueError:
         return False
 
@@ -169,23 +169,15 @@ class BeliefsScreen(InspectorScreen):
         self.app.rebuild_view()
         self.query_one("#beliefs", VirtualTable).focus()
 
-    def action_leave_input(self) -> None:
-        """Escape: as on every screen; and a view field left with what the view is not at (a
-        time that is not RFC 3339, or one typed and never applied with enter) shows what it is
-        at again, and says so (helper-62: "yesterday" stayed in the as-of field while the
-        rows were now's)."""
+    def applied_fields(self) -> list[tuple[str, str, str, object]]:
+        """The view's fields (helper-62: "yesterday" stayed in the as-of field while the rows
+        were now's); a time spelled otherwise is the same time."""
         status = self.app.status
-        for name, applied in (("context", status.context), ("as-of", status.as_of),
-                              ("valid-at", status.valid_at)):
-            field = self.query_one(f"#{name}", Input)
-            typed = field.value.strip()
-            if typed == (applied or "") or (name != "context" and _same_time(typed, applied)):
-                continue
-            field.value = applied or ""
-            shown = applied or ("each scope" if name == "context" else "now")
-            self.notify(render(f"{name} {typed!r} was not applied (enter applies it): the view "
-                               f"is at {shown}", one_line=True), severity="warning", markup=False)
-        super().action_leave_input()
+        return [("context", status.context or "", f"the view is at {status.context or 'each scope'}",
+                 None),
+                ("as-of", status.as_of or "", f"the view is at {status.as_of or 'now'}", _same_time),
+                ("valid-at", status.valid_at or "", f"the view is at {status.valid_at or 'now'}",
+                 _same_time)]
 
     # -- the selected row and jumps -------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from ...present.glyphs import badges
-from ...present.text import render, render_message, safe
+from ...present.text import render_message, safe
 from ...store.errors import InspectorError
 from ...store.model import format_time, now_utc, parse_time
 from ..session import ListSource
@@ -181,19 +181,11 @@ class DiffScreen(InspectorScreen):
     def frequency_source(self, table):
         return ListSource(self.rows)
 
-    def action_leave_input(self) -> None:
-        """Escape: as on every screen; and a field left with a time the window is not read for
-        (refused, or typed and never applied) shows the one it is again, and says so
-        (helper-64: "2025-13-45" stayed in the from field while the window was another)."""
-        for name in ("from", "to"):
-            field = self.query_one(f"#{name}", Input)
-            typed, applied = field.value.strip(), self.applied[name]
-            if typed != applied:
-                field.value = applied
-                self.notify(render(f"{name} {typed!r} was not applied (enter applies it): the "
-                                   f"window is as the line above says", one_line=True),
-                            severity="warning", markup=False)
-        super().action_leave_input()
+    def applied_fields(self) -> list[tuple[str, str, str, object]]:
+        """The window's fields (helper-64: "2025-13-45" stayed in the from field while the
+        window was another)."""
+        return [(name, self.applied[name], "the window is as the line above says", None)
+                for name in ("from", "to")]
 
     @on(Input.Submitted, "#from, #to")
     def _window_changed(self, event: Input.Submitted) -> None:
