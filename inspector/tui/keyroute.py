@@ -21,7 +21,10 @@ here for the app (app.InspectorApp's on_event and _on_key call in):
 A third: the keys after an escape that closes a modal (a dialog, the help, the command
 palette) were read before the modal had gone, so they went into it and were lost ("esc 3"
 closed the quarantine dialog and stayed on Beliefs: helper-62). `EscapeBurst` sends them round
-the app again, as typed, once the modal has gone.
+the app again, as typed, once the modal has gone. A dialog not yet ready keeps every key read
+meanwhile (TypeAhead.hold) and hands them back in order, escape first: only then is a key
+after the escape kept here (a key kept here while the escape before it was still held went
+round the app ahead of it: CI, stop 56).
 """
 
 from __future__ import annotations
@@ -97,21 +100,31 @@ IN_FLIGHT_S = 1.0
 # How long the keys after an escape wait for the modal it closes to go: tries this far apart.
 AFTER_ESCAPE_WAIT_S = 0.02
 AFTER_ESCAPE_TRIES = 50
+# The longest they wait for a dialog to be ready (mounted, its field focused) before counting.
+AFTER_ESCAPE_MAX_S = 10.0
 
 
 class EscapeBurst:
     """The keys a modal was handed after an escape (module docstring), kept in the order they
     were typed: a key read while some are kept, or on their way round the app, goes behind
     them (helper-65: "esc /" kept the "/", and "rex" typed 10 ms later, read once the dialog
-    had gone, overtook it: its "r" opened a retract dialog)."""
+    had gone, overtook it: its "r" opened a retract dialog); a key typed before them (the
+    escape, come back from a dialog that another took the place of) goes on now, ahead.
+
+    They wait for the last modal an escape typed before them was handed to: the planning
+    dialog's escape can reach the app's bindings after the plan's dialog took its place, and
+    goes to that one (InspectorApp._on_key), which the keys then wait for (CI, stop 56: they
+    went round the app as the planning dialog went, into the plan's)."""
 
     def __init__(self) -> None:
         self.modal = None          # the modal an escape was handed to, while it is on top
         self.at = 0.0              # and when that escape was typed
-        self.kept_keys: list[events.Key] = []   # kept, in order, not yet sent round the app
+        self.kept_keys: list[events.Key] = []   # kept, in the order typed, not yet sent
+        self.since = 0.0           # when the first of those kept or on their way was typed
         self.waiting = False       # for the modal to go (a timer runs)
         self.in_flight = 0         # sent round the app, not yet read back
         self.sent_at = 0.0
+        self.waited_from = 0.0
 
     def taken(self, app, event: events.Event) -> bool:
         """Whether `event` is kept: read while a modal an escape went to is on top, it goes
@@ -119,8 +132,13 @@ class EscapeBurst:
         keys are kept or on their way, it goes behind them."""
         if not isinstance(event, events.Key) or event.is_forwarded:
             return False
-        if getattr(event, "_after_escape", False):         # one of ours, back: handled now
+        if getattr(event, "_after_escape", False):         # one of ours, back
             self.in_flight = max(0, self.in_flight - 1)
+            top = app.screen
+            if top is self.modal and getattr(event, "_waited_for", None) is not top \
+                    and event.time >= self.at:
+                self._keep(app, event, top)   # an escape before it went to the modal on top now
+                return True
             if not self.in_flight and self.kept_keys and not self.waiting:
                 self._send(app)
             return False
@@ -134,6 +152,9 @@ class EscapeBurst:
         if not isinstance(top, ModalScreen) or getattr(top, "writing", False):
             self.modal = None
             return False
+        holds = getattr(top, "holds", None)
+        if holds is not None and holds(event):
+            return False           # a dialog not ready keeps it, in order, and hands it back here
         return self.kept(app, top, event)
 
     def kept(self, app, modal, event: events.Key) -> bool:
@@ -147,20 +168,44 @@ class EscapeBurst:
             return False
         if modal is not self.modal or event.time - self.at > AFTER_ESCAPE_BURST_S:
             return False           # typed later: the modal stayed, and the key is its own
-        self.kept_keys.append(events.Key(event.key, event.character))
-        self.waiting = True
-        self._wait(app, modal, 0)
+        self._keep(app, event, modal)
         return True
 
-    def _behind(self, event: events.Key) -> bool:
-        """Keep `event` behind the keys kept or on their way, if there are any."""
+    def _keep(self, app, event: events.Key, modal) -> None:
+        """Keep `event` (a copy, as typed), in the order typed, until `modal` has gone."""
         if not (self.kept_keys or self.in_flight):
+            self.since = event.time
+        key = events.Key(event.key, event.character)
+        key.time, key._waited_for = event.time, modal
+        later = [k for k in self.kept_keys if k.time > key.time]
+        self.kept_keys.insert(len(self.kept_keys) - len(later), key)
+        if not self.waiting:
+            self.waiting = True
+            self.waited_from = time.monotonic()
+            self._wait(app, modal, 0)
+
+    def _behind(self, event: events.Key) -> bool:
+        """Keep `event` behind the keys kept or on their way, if there are any and it was
+        typed after them."""
+        if not (self.kept_keys or self.in_flight) or event.time < self.since:
             return False
-        self.kept_keys.append(events.Key(event.key, event.character))
+        key = events.Key(event.key, event.character)
+        key.time, key._waited_for = event.time, None
+        self.kept_keys.append(key)
         return True
 
     def _wait(self, app, modal, tries: int) -> None:
-        if app.screen is modal and tries < AFTER_ESCAPE_TRIES:
+        """Until the modal the last escape before the kept keys went to has gone, or has been
+        ready (mounted, taking keys) for AFTER_ESCAPE_TRIES tries: the escape handed to it may
+        wait in its queue until then (a loaded machine mounts a dialog slowly), and is not
+        waited for past AFTER_ESCAPE_MAX_S."""
+        top = app.screen
+        if top is self.modal and top is not modal:
+            modal, tries = top, 0              # another took its place, and had the escape
+        if top is modal and tries < AFTER_ESCAPE_TRIES:
+            ready = modal.is_mounted and getattr(modal, "taking_keys", True)
+            if not ready and time.monotonic() - self.waited_from < AFTER_ESCAPE_MAX_S:
+                tries = -1
             app.set_timer(AFTER_ESCAPE_WAIT_S, lambda: self._wait(app, modal, tries + 1))
             return
         self.waiting = False

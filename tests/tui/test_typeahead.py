@@ -14,7 +14,7 @@ from textual.widgets import Button
 from storegen import entry, write_store
 from test_console import (WIDE, append, erase_dialog, erasure_preview, held, is_screen, name_of,
                           notices, review_store, statics, table, wait_rows)
-from tuikit import events, loaded, make_app, private_copy, ready, run, settle, until
+from tuikit import events, loaded, make_app, private_copy, ready, run, run_within, settle, until
 from inspector.store.append import event_draft
 from inspector.tui.app import IGNORED
 from inspector.tui.widgets.detail import DetailPane
@@ -644,4 +644,43 @@ def test_ctrl_y_before_the_plan_is_on_screen_confirms_nothing_and_says_so(tmp_pa
             await settle(pilot)
             assert name_of(app) == "PlanModal"
     run(main())
+    assert [e["op"] for e in events(root)] == ["write"]
+
+
+@pytest.mark.parametrize("ready_after", [0.3, 1.5])
+def test_keys_after_an_escape_read_while_the_dialog_is_not_ready_keep_their_order(
+        tmp_path, monkeypatch, ready_after):
+    """"Q x esc 3" where the quarantine dialog is on top but not yet ready when "x esc 3" is
+    read (a loaded machine: CI, stop 56). The dialog kept "x" and the escape until ready, but
+    the 3 was kept apart, to go round the app once the dialog had gone; "x" and the escape,
+    handed on later, went behind it, and the 3 went into the dialog (0.3 s); or the 3 stopped
+    waiting for the dialog to go before it had even been handed the escape (1.5 s). Either way
+    the screen stayed. Now: the escape closes the dialog, the 3 opens Conflicts, nothing is
+    written. (And the plan, come before the dialog was ready, no longer spins the app's loop
+    while it waits: the timer that makes it ready never ran, and the app hung.)"""
+    from inspector.tui.modals.dialog import TypeAhead
+    root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", entry("A", value="x"))])
+    take_keys = TypeAhead._take_keys
+
+    async def late(self):
+        if not getattr(self, "_late", False):
+            self._late = True
+            self.set_timer(ready_after, self._take_keys)
+            return
+        await take_keys(self)
+    monkeypatch.setattr(TypeAhead, "_take_keys", late)
+
+    async def main():
+        app = make_app(root)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 1)
+            burst(app, "Q")
+            await until(pilot, is_screen(app, "Pending"), what="the planning dialog")
+            assert not app.screen.taking_keys
+            burst(app, "x", "escape", "3")
+            await until(pilot, is_screen(app, "ConflictsScreen"), what="Conflicts", timeout=5)
+            await settle(pilot)
+            return [s.__class__.__name__ for s in app.screen_stack]
+    assert run_within(main(), 60) == ["ConflictsScreen"]
     assert [e["op"] for e in events(root)] == ["write"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -84,3 +85,22 @@ def events(store: Path) -> list[dict]:
 def run(coro):
     """Run a pilot coroutine; what it returns."""
     return asyncio.run(coro)
+
+
+def run_within(coro, seconds: float):
+    """`run`, in a thread of its own, failed if it has not returned within `seconds`: an app
+    whose loop spins runs no timer, and `until` (in the same loop) would never time out."""
+    done: dict = {}
+
+    def target():
+        try:
+            done["value"] = run(coro)
+        except BaseException as error:     # noqa: BLE001 (raised again in the test's thread)
+            done["error"] = error
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"the app did not finish within {seconds} s (its loop hung)"
+    if "error" in done:
+        raise done["error"]
+    return done["value"]

@@ -65,10 +65,14 @@ class TypeAhead:
         only after keys typed later, which the app hands straight to the field once it has
         the focus ("user:42" typed as the erase dialog opened came out "ser:42"). Returns
         whether it was kept; `_take_keys` hands them on in order."""
-        if self.taking_keys or getattr(event, "_released", False):
+        if not self.holds(event):
             return False
         self._before_ready.append(event)
         return True
+
+    def holds(self, event: events.Key) -> bool:
+        """Whether `event`, read while this dialog is on top, is one it keeps until ready."""
+        return not self.taking_keys and not getattr(event, "_released", False)
 
     # How long the kept keys wait for the field the dialog focuses on mounting.
     FOCUS_WAIT_S = 2.0
@@ -204,8 +208,11 @@ class Pending(TypeAhead, ModalScreen[None]):
     def _hand_over(self) -> None:
         if self.app.screen is not self:            # closed (escape) meanwhile
             return
-        if not self.taking_keys:                   # keys kept until it was ready: first them
-            self.call_after_refresh(self._hand_over)
+        if not self.taking_keys:
+            # Keys kept until it was ready go first. Waited for on a timer: asked again after
+            # each refresh, this screen's queue never emptied and the loop ran nothing else, so
+            # the focus its readiness waits for never came, and the app hung.
+            self.set_timer(0.02, self._hand_over)
             return
         fields = self.query("#reason")
         waiting = [pump for pump in (self, fields.first() if fields else None)
