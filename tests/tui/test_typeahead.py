@@ -60,6 +60,12 @@ async def beliefs_ready(pilot):
     return beliefs
 
 
+async def one_row_ready(pilot) -> None:
+    """A store of one entry loaded, its row in Beliefs."""
+    await ready(pilot)
+    await wait_rows(pilot, "#beliefs", 1)
+
+
 def test_an_action_key_in_the_burst_that_moved_the_cursor_acts_on_the_row_it_moved_to(tmp_path):
     store = private_copy("branch-contamination", tmp_path / "s")
 
@@ -263,8 +269,7 @@ def test_a_plan_the_store_changed_under_cannot_be_confirmed_again(tmp_path):
     async def main():
         app = make_app(root)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await wait_rows(pilot, "#beliefs", 1)
+            await one_row_ready(pilot)
             await pilot.press("Q")
             await until(pilot, is_screen(app, "PlanModal"), what="the quarantine plan")
             append(root, event_draft("update", "A", "agent:2", before=entry("A", value="x"),
@@ -633,8 +638,7 @@ def test_ctrl_y_before_the_plan_is_on_screen_confirms_nothing_and_says_so(tmp_pa
     async def main():
         app = make_app(root)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await wait_rows(pilot, "#beliefs", 1)
+            await one_row_ready(pilot)
             await pilot.press("Q")
             await until(pilot, is_screen(app, "Pending"), what="the planning dialog")
             await pilot.press(*"INC-1", "ctrl+y")
@@ -673,8 +677,7 @@ def test_keys_after_an_escape_read_while_the_dialog_is_not_ready_keep_their_orde
     async def main():
         app = make_app(root)
         async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await wait_rows(pilot, "#beliefs", 1)
+            await one_row_ready(pilot)
             burst(app, "Q")
             await until(pilot, is_screen(app, "Pending"), what="the planning dialog")
             assert not app.screen.taking_keys
