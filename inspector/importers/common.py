@@ -330,8 +330,8 @@ def check_target(target: Path) -> None:
     if target.is_dir() and any(target.iterdir()):
         raise BadInput(f"{target} already exists and is not empty; import writes a new store "
                        "and never into an existing one: choose a new path")
-    if target.is_dir() and (target.resolve() == Path.cwd().resolve() or target.resolve().parent
-                            == target.resolve()):
+    resolved = target.resolve()
+    if target.is_dir() and resolved in (Path.cwd().resolve(), resolved.parent):
         # The new store takes the target's place by a rename, which the working directory
         # (or /) refuses: "cannot write the new store at .: Device or resource busy" (helper-63)
         raise BadInput(f"{target} is the working directory; import writes a new store in its "

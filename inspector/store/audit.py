@@ -127,11 +127,16 @@ class _Walk:
         """Line `seq` is of `batch`, which gives `size` events, 2 or more (check_batches):
         what each line adds depends on that line alone, so chunks of the log walked apart and
         joined (verify_parallel) give the same runs."""
+        if batch is not None:
+            self.add_run(seq, seq, batch, size)
+
+    def add_run(self, first: int, last: int, batch: str, size: int) -> None:
+        """Lines `first` to `last` of `batch`: the run before goes on if they follow it."""
         runs = self.runs
-        if runs and runs[-1][2] == batch and runs[-1][1] == seq - 1:
-            runs[-1][1] = seq
-        elif batch is not None:
-            runs.append([seq, seq, batch, size])
+        if runs and runs[-1][2] == batch and runs[-1][1] == first - 1:
+            runs[-1][1] = last
+        else:
+            runs.append([first, last, batch, size])
 
     def check_batches(self) -> None:
         """A batch with fewer events than its batch_size and lines after it: cut short by a

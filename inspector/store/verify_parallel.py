@@ -416,11 +416,8 @@ def verify(paths: StorePaths, expect_head: str | None = None, *, workers: int | 
         walk.redactions.extend(result.redactions)
         walk.erasures.update(result.erasures)
         walk.hashes.update(result.hashes)
-        for first, last, batch, size in result.runs:      # a run a chunk's edge cut goes on
-            if walk.runs and walk.runs[-1][2] == batch and walk.runs[-1][1] == first - 1:
-                walk.runs[-1][1] = last
-            else:
-                walk.runs.append([first, last, batch, size])
+        for run in result.runs:                           # a run a chunk's edge cut goes on
+            walk.add_run(*run)
         stats.slow += result.slow
     walk.expected = state[0]
     finish(walk, expect_head)

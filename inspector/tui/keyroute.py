@@ -29,6 +29,7 @@ round the app ahead of it: CI, stop 56).
 
 from __future__ import annotations
 
+import bisect
 import time
 
 from textual import events
@@ -104,6 +105,14 @@ AFTER_ESCAPE_TRIES = 50
 AFTER_ESCAPE_MAX_S = 10.0
 
 
+def kept_copy(event: events.Key, waited_for) -> events.Key:
+    """A copy of `event` to send round the app later: typed when it was, and noting the modal
+    it waited for (None: none, it was kept behind others)."""
+    key = events.Key(event.key, event.character)
+    key.time, key._waited_for = event.time, waited_for
+    return key
+
+
 class EscapeBurst:
     """The keys a modal was handed after an escape (module docstring), kept in the order they
     were typed: a key read while some are kept, or on their way round the app, goes behind
@@ -175,10 +184,7 @@ class EscapeBurst:
         """Keep `event` (a copy, as typed), in the order typed, until `modal` has gone."""
         if not (self.kept_keys or self.in_flight):
             self.since = event.time
-        key = events.Key(event.key, event.character)
-        key.time, key._waited_for = event.time, modal
-        later = [k for k in self.kept_keys if k.time > key.time]
-        self.kept_keys.insert(len(self.kept_keys) - len(later), key)
+        bisect.insort(self.kept_keys, kept_copy(event, modal), key=lambda key: key.time)
         if not self.waiting:
             self.waiting = True
             self.waited_from = time.monotonic()
@@ -189,9 +195,7 @@ class EscapeBurst:
         typed after them."""
         if not (self.kept_keys or self.in_flight) or event.time < self.since:
             return False
-        key = events.Key(event.key, event.character)
-        key.time, key._waited_for = event.time, None
-        self.kept_keys.append(key)
+        self.kept_keys.append(kept_copy(event, None))
         return True
 
     def _wait(self, app, modal, tries: int) -> None:
