@@ -12,7 +12,7 @@ FROM read_json($path,
     maximum_object_size = 268435456,
     columns = {
         'seq': 'JSON', 'at': 'VARCHAR', 'actor': 'VARCHAR', 'op': 'VARCHAR',
-        'memory_id': 'VARCHAR', 'batch': 'VARCHAR',
+        'memory_id': 'VARCHAR', 'batch': 'VARCHAR', 'batch_size': 'JSON',
         'body': 'STRUCT(after JSON, reason VARCHAR, erased VARCHAR)',
         'body_digest': 'VARCHAR', 'prev': 'VARCHAR', 'hash': 'VARCHAR'
     })
@@ -65,7 +65,8 @@ SELECT unnest($line_nos::BIGINT[]) AS line_no, unnest($texts::VARCHAR[]) AS text
 CREATE OR REPLACE TABLE raw_parsed AS
 SELECT line_no, parse_error, mistyped, unnest(json_transform(CASE WHEN parse_error IS NULL THEN text END,
     '{"seq": "JSON", "at": "VARCHAR", "actor": "VARCHAR", "op": "VARCHAR", "memory_id": "VARCHAR",
-      "batch": "VARCHAR", "body": {"after": "JSON", "reason": "VARCHAR", "erased": "VARCHAR"},
+      "batch": "VARCHAR", "batch_size": "JSON",
+      "body": {"after": "JSON", "reason": "VARCHAR", "erased": "VARCHAR"},
       "body_digest": "VARCHAR", "prev": "VARCHAR", "hash": "VARCHAR"}'))
 FROM (
     SELECT line_no, text, mistyped,
@@ -81,7 +82,8 @@ FROM (
 
 -- name: raw_view_lines
 CREATE OR REPLACE VIEW raw AS
-SELECT line_no, parse_error, mistyped, seq, "at", actor, op, memory_id, batch, body, body_digest,
+SELECT line_no, parse_error, mistyped, seq, "at", actor, op, memory_id, batch, batch_size, body,
+    body_digest,
     prev, hash
 FROM raw_parsed
 
@@ -142,7 +144,15 @@ ORDER BY line_no
 -- Envelope and state of each line, parsed once; state fields that must be judged strictly
 -- (numbers, lists, the value) stay JSON until state_problems has looked at them.
 CREATE OR REPLACE TABLE staged AS
-SELECT line_no, seq::BIGINT AS seq, "at", actor, op, memory_id, batch, body.reason AS reason,
+SELECT line_no, seq::BIGINT AS seq, "at", actor, op, memory_id, batch,
+    -- A number past BIGINT is an integer too large for any batch (a fraction, a string or
+    -- null is refused: envelope.mistyped, which sends such a line to the exact read).
+    CASE json_type(batch_size)
+        WHEN 'BIGINT' THEN batch_size::BIGINT
+        WHEN 'UBIGINT' THEN least(batch_size::UBIGINT, 4611686018427387904)::BIGINT
+        WHEN 'DOUBLE' THEN 4611686018427387904
+    END AS batch_size,
+    body.reason AS reason,
     body.erased AS erased, hash, body.after AS after,
     json_transform(body.after,
         '{"id": "VARCHAR", "entity": "VARCHAR", "attribute": "VARCHAR", "value": "JSON",
@@ -281,6 +291,25 @@ CREATE OR REPLACE MACRO id_list(j) AS
     json_type(j) = 'ARRAY'
     AND coalesce(list_bool_and(list_transform(json_extract(j, '$[*]'),
             lambda x: json_type(x) = 'VARCHAR' AND json_extract_string(x, '$') <> '')), true)
+
+-- name: staged_batch_runs
+-- All or nothing (DESIGN §5): the runs of consecutive staged lines of one batch of two or more
+-- (batch_size, from the run's first line, as audit counts them), in the log's order, that are
+-- shorter than their batch or touch either end of the staged lines (a run may go on in the
+-- lines before or after them: Store.take_staged joins it).
+WITH ends AS (SELECT min(line_no) AS lo, max(line_no) AS hi FROM staged)
+SELECT min(line_no) AS first_line, max(line_no) AS last_line, arg_min(seq, line_no) AS first_seq,
+    batch, arg_min(batch_size, line_no) AS size, count(*) AS n, any_value(lo), any_value(hi)
+FROM (
+    SELECT line_no, seq, batch, batch_size,
+        line_no - row_number() OVER (PARTITION BY batch ORDER BY line_no) AS run
+    FROM staged
+    WHERE batch IS NOT NULL AND batch_size >= 2
+), ends
+GROUP BY batch, run
+HAVING count(*) < arg_min(batch_size, line_no) OR min(line_no) = any_value(lo)
+    OR max(line_no) = any_value(hi)
+ORDER BY first_line
 
 -- name: staged_counts
 -- Lines just taken, and how many of them carry no chain fields.

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import jsonsafe
 from .chain import GENESIS, body_digest, canonical, line_hash, sha256_hex
-from .batches import whole_tail
+from .batches import cut_short, whole_tail
 from .logfile import StorePaths
 from .envelope import is_hex64, line_problem
 from .files import read_regular
@@ -141,13 +141,11 @@ class _Walk:
     def check_batches(self) -> None:
         """A batch with fewer events than its batch_size and lines after it: cut short by a
         crash, then written after by another tool (the inspector's own writer sets an
-        unfinished trailing batch aside first): its prefix is applied by every reader, which
-        all or nothing forbids (helper-63: it passed the audit)."""
+        unfinished trailing batch aside first). All or nothing: every loader refuses it, in
+        the same words (Store.take_staged; helper-63: it passed the audit)."""
         for first, last, batch, size in self.runs:
             if last - first + 1 < size:
-                self.problem(first, f"seq {first}: batch {batch} has {last - first + 1} of its "
-                                    f"{size} events, and lines follow it: it was cut short, and "
-                                    "every reader applies its first events (not all or nothing)")
+                self.problem(first, f"seq {first}: {cut_short(batch, last - first + 1, size)}")
 
     def _body(self, seq: int, raw: bytes, event: dict) -> None:
         body = event["body"]

@@ -10,7 +10,7 @@ before it stay valid.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import jsonsafe
@@ -93,3 +93,51 @@ def _last_lines(path: Path, start: int, end: int, count: int) -> list[tuple[int,
         if len(out) < count and pos <= start and line:
             out.append((start, line))
     return out[:count]
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive lines of one batch of two or more events (queries/load.sql
+    staged_batch_runs): its first and last line, the first line's seq, and how many it holds
+    of the `size` its first line gives."""
+
+    first_line: int
+    last_line: int
+    first_seq: int
+    batch: str
+    size: int
+    n: int
+
+
+def cut_short(batch: str, n: int, size: int) -> str:
+    """A batch cut short in the middle of the log, in the words of loaders and audit alike."""
+    return (f"batch {batch} has {n} of its {size} events, and lines follow it: it was cut "
+            "short, and an action is applied whole or not at all")
+
+
+def join_runs(open_run: Run | None, runs: list[Run], first: int, last: int,
+              ends: bool) -> tuple[Run | None, list[Run]]:
+    """The runs of lines `first`..`last`, after `open_run` (a run the lines before them left
+    short, which may go on in them): (the run left short at `last`, to go on in the lines to
+    come, or None; the runs cut short, in the log's order). `ends`: no line follows `last`
+    (then a run short at `last` is cut too: the reader set aside only the last batch of the
+    log, so lines follow it). `runs` holds every short run of the lines and every run that
+    touches `first` or `last`."""
+    runs = list(runs)
+    cut: list[Run] = []
+    if open_run is not None:
+        if runs and runs[0].first_line == first and runs[0].batch == open_run.batch \
+                and open_run.last_line == first - 1:
+            head = runs.pop(0)
+            runs.insert(0, replace(open_run, last_line=head.last_line, n=open_run.n + head.n))
+        else:
+            cut.append(open_run)
+    carry = None
+    for run in runs:
+        if run.n >= run.size:
+            continue
+        if run.last_line == last and not ends:
+            carry = run
+        else:
+            cut.append(run)
+    return carry, cut

@@ -103,19 +103,21 @@ def _take_ranges(store: "Store", identity: tuple[int, int], tail: Tail,
         store.shed(limit)
         try:
             _take_range(store, start, end, exact=exact_from is not None and end > exact_from,
-                        torn=tail.torn if len(bounds) == 1 else None)
+                        torn=tail.torn if len(bounds) == 1 else None, ends=end == tail.end)
         except LogProblem:
             if end == tail.end:
                 raise
             # The refusal counts the bad lines of the whole rest of the log, as a load in one
             # piece would: read the rest line by line (it is refused again).
             store.drop_scratch()
-            _take_range(store, start, tail.end, exact=True, torn=None)
+            _take_range(store, start, tail.end, exact=True, torn=None, ends=True)
             break
 
 
-def _take_range(store: "Store", start: int, end: int, exact: bool, torn: bytes | None) -> None:
-    """Load the complete lines between two offsets after what is loaded."""
+def _take_range(store: "Store", start: int, end: int, exact: bool, torn: bytes | None,
+                ends: bool) -> None:
+    """Load the complete lines between two offsets after what is loaded (`ends`: the last of
+    the log's complete lines is among them)."""
     extras: dict[int, str] = {}
     try:
         if exact:
@@ -125,7 +127,7 @@ def _take_range(store: "Store", start: int, end: int, exact: bool, torn: bytes |
         store.drop_scratch()
         extras = store.stage_lines(decode_lines(read_lines(store.paths.log, start, end)),
                                    store.state.seq + 1)
-    store.take_staged(extras)
+    store.take_staged(extras, ends=ends)
     store.finish(Tail(size=end, end=end, torn=b""))
 
 

@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 
 from .engine import duckdb
 from . import jsonsafe
-from .batches import whole_tail
+from .batches import Run, cut_short, join_runs, whole_tail
 from .chain import GENESIS, line_bytes, seal_after
 from .errors import BadInput, LogProblem, LogReplaced
 from .logfile import StorePaths, Tail, decode_lines, last_line, read_lines, store_paths, warn_once
@@ -59,6 +59,9 @@ class LoadState:
     dev: int | None = None
     torn: bytes = b""           # an incomplete last line, ignored
     warnings: list[str] = field(default_factory=list)
+    # A batch whose run the lines loaded so far leave short: a cold load's next range goes on
+    # with it (batches.join_runs). A load that ends has none: it would be cut short.
+    open_batch: Run | None = None
 
 
 class Store:
@@ -276,16 +279,18 @@ class Store:
         params.update(ops=list(OPS))
         return self.con.execute(sql("log_problems"), params).fetchall()
 
-    def take_staged(self, extras: dict[int, str]) -> None:
+    def take_staged(self, extras: dict[int, str], ends: bool = True) -> None:
         """Turn the lines in `raw` into versions and refresh the entries they touch; `extras`:
         what `stage_lines` found (a fast read holds no such line: the strict scan sends it to
-        the exact read)."""
+        the exact read). `ends`: no line follows them in this load (a cold load's last range,
+        a tail)."""
         self.con.execute(sql("staged"))
         for name in RAW:            # staged holds all that is read of them: let them go now
             self.con.execute(sql(name))
         problems = self.con.execute(sql("state_problems")).fetchall()
         if problems:
             raise LogProblem(*problems[0], more=len(problems) - 1, store=str(self.paths.root))
+        open_batch = self._batches_whole(ends)
         self.con.execute(sql("staged_malformed"), {
             "kinds": list(KINDS), "statuses": list(STATUSES), "layers": list(LAYERS),
             "source_re": SOURCE_RE, "max_segments": MAX_SCOPE_SEGMENTS})
@@ -301,6 +306,22 @@ class Store:
         for name in TAKE:
             if name != "entries_touch" or self.base_seq:
                 self.con.execute(sql(name))
+        self.state.open_batch = open_batch
+
+    def _batches_whole(self, ends: bool) -> Run | None:
+        """Refuse the staged lines when they hold a batch cut short with lines after it
+        (DESIGN §5, all or nothing: no reader applies a prefix of a batch; only the last batch
+        of the log, unfinished, is set aside, by whole_tail). Returns the batch left short at
+        their end when more lines follow in this load."""
+        rows = self.con.execute(sql("staged_batch_runs")).fetchall()
+        runs = [Run(*row[:6]) for row in rows]
+        first, last = (rows[0][6], rows[0][7]) if rows else (None, None)
+        carry, cut = join_runs(self.state.open_batch, runs, first, last, ends)
+        if cut:
+            run = cut[0]
+            raise LogProblem(run.first_line, run.first_seq, cut_short(run.batch, run.n, run.size),
+                             more=len(cut) - 1, store=str(self.paths.root))
+        return carry
 
     def _staged_counts(self) -> tuple[int, int]:
         return self.con.execute(sql("staged_counts")).fetchone()

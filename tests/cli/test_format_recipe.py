@@ -53,9 +53,11 @@ def test_the_recipe_never_appends_after_what_a_crash_left(sample, crash):
     assert log.read_bytes() == before
 
 
-def test_a_batch_cut_short_then_written_after_fails_the_audit(sample):
+def test_a_batch_cut_short_then_written_after_fails_the_audit_and_stops_every_load(sample):
     """What a writer that ignores the rule leaves (helper-63 #4): the quarantine of T1 and T2
-    cut after T1, then a line chained after it. `audit --verify` passed it; it is a problem."""
+    cut after T1, then a line chained after it. `audit --verify` passed it, and every reader
+    applied T1's quarantine alone (stop 56's helper-61); it is a problem the audit reports and
+    every loading command refuses, in the same words, as it refuses a torn line written after."""
     from inspector.store.chain import line_bytes, seal_after
     store = sample("multi-tenant")
     log = store / "events.jsonl"
@@ -67,6 +69,14 @@ def test_a_batch_cut_short_then_written_after_fails_the_audit(sample):
     result = inspector("audit", store, "--verify", "--json")
     assert (result.code, result.json["ok"]) == (1, False)
     seq = done["seqs"][0]
-    assert result.json["problems"] == [{"seq": seq, "problem": (
-        f"seq {seq}: batch {done['batch']} has 1 of its 2 events, and lines follow it: it was cut "
-        "short, and every reader applies its first events (not all or nothing)")}]
+    why = (f"batch {done['batch']} has 1 of its 2 events, and lines follow it: it was cut "
+           "short, and an action is applied whole or not at all")
+    assert result.json["problems"] == [{"seq": seq, "problem": f"seq {seq}: {why}"}]
+    refusal = (f"error: events.jsonl line {seq} (seq {seq}): {why}; nothing was loaded: run "
+               f"`inspector audit --verify {store}` for the full report\n")
+    for command in (["show", store, "T1", "--json"], ["held", store, "--json"],
+                    ["beliefs", store, "--json"]):
+        shown = inspector(*command)
+        assert (shown.code, shown.stdout, shown.stderr) == (2, "", refusal)
+    # The refusals wrote nothing
+    assert log.read_bytes() == b"".join(lines) + line_bytes(line)

@@ -650,7 +650,8 @@ def test_a_state_outside_the_fast_grammar_is_judged_by_the_reference(tmp_path, s
 def test_a_batch_cut_short_with_lines_after_it_is_a_problem_in_both_walks(tmp_path):
     """helper-63 #4: the first event of a batch of two, then another tool's line after it (the
     inspector's own writer sets an unfinished trailing batch aside; another tool may not):
-    every reader applied the cut batch's first event, and the audit passed it. Walked in
+    every reader applied the cut batch's first event (loaders now refuse it:
+    test_batch_load.py), and the audit passed it. Walked in
     chunks that cut the batch, or not, the report is the reference's."""
     def draft(memory_id: str, batch: str | None, size: int | None) -> dict:
         out = {"actor": "operator:alice", "op": "write", "memory_id": memory_id, "batch": batch,
@@ -664,5 +665,4 @@ def test_a_batch_cut_short_with_lines_after_it_is_a_problem_in_both_walks(tmp_pa
     write(tmp_path / "s", [dump(e) for e in events])
     report = assert_same(tmp_path / "s", chunks=(1, 97, 300, None))
     assert report["all"] == [(2, "seq 2: batch B2 has 2 of its 3 events, and lines follow it: it "
-                                 "was cut short, and every reader applies its first events (not all "
-                                 "or nothing)")]
+                                 "was cut short, and an action is applied whole or not at all")]

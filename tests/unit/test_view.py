@@ -449,8 +449,8 @@ def replaced_after_first_range(monkeypatch, replace_log) -> None:
     from inspector.store import coldload
     real = coldload._take_range
 
-    def taking(store, start, end, exact, torn):
-        real(store, start, end, exact, torn)
+    def taking(store, start, end, exact, torn, ends):
+        real(store, start, end, exact, torn, ends)
         if start == 0:
             replace_log()
     monkeypatch.setattr(coldload, "_take_range", taking)

@@ -105,12 +105,12 @@ def test_a_cold_load_stopped_in_the_middle_leaves_no_temp_file(ranged, monkeypat
     real = coldload._take_range
     taken: list[int] = []
 
-    def take(store, start, end, exact, torn):
+    def take(store, start, end, exact, torn, ends):
         taken.append(start)
         if len(taken) == 4:
             assert len(cache_files(ranged)) == 1 and cache_files(ranged)[0] != "view.duckdb"
             raise error()
-        real(store, start, end, exact, torn)
+        real(store, start, end, exact, torn, ends)
     monkeypatch.setattr(coldload, "_take_range", take)
     with pytest.raises(error):
         Store(ranged, warn=False)
@@ -126,8 +126,8 @@ def test_inspector_deleted_during_a_build_makes_the_load_start_again_in_memory(r
     taken: list[int] = []
     failed: list[str] = []
 
-    def take(store, start, end, exact, torn):
-        real(store, start, end, exact, torn)
+    def take(store, start, end, exact, torn, ends):
+        real(store, start, end, exact, torn, ends)
         taken.append(start)
         if len(taken) == 2:
             shutil.rmtree(ranged / ".inspector")
