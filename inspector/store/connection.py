@@ -36,6 +36,10 @@ CONNECTION = {
     # Never spill to disk: a spill file (default ./.tmp) would hold personal data that no
     # erasure knows about.
     "temp_directory": "",
+    # A table a query names that is not there (dropped by a reload under a reader) is an
+    # error, never a Python object of that name in the caller's frame (DuckDB's replacement
+    # scans: a TUI worker read the module `entries` as the table).
+    "python_enable_replacements": False,
 }
 
 

@@ -71,6 +71,10 @@ class InspectorApp(App):
         self.generation = 0            # bumped whenever what the screens show may have changed
         self._seen: tuple[int, int] | None = None
         self._taker = None              # the last _take_live worker
+        # (seq, hash) the app had seen when the log last went back: once the log holds that
+        # event there again, the header says it was put back (helper-65: it kept saying
+        # "rolled back to seq 7 (had seen 8)" of a log that held seq 8 again)
+        self._went_back: tuple[int, str | None] | None = None
         self._origin = None            # the screen the running action was started from
         self._live_at = 0.0
         self._quiet_until = 0.0        # keys before this (event time) are a write's typeahead
@@ -261,11 +265,22 @@ class InspectorApp(App):
                 problem = log_change(store.paths.log, state.seq, state.hash, state.offset,
                                      state.inode, self.session.hash_at) or problem
             if problem:
+                self._went_back = (state.seq, state.hash)
                 self.call_from_thread(self.set_status, log_problem=problem)
             added = store.refresh()
+            put_back, went = False, self._went_back
+            if went is not None and store.state.seq >= went[0]:
+                # that seq holds an event again: the one seen (put back), or another
+                put_back = went[1] is not None and self.session.hash_at(went[0]) == went[1]
+                self._went_back = None
         except Exception as error:        # never a crash: the header says what is wrong
             self.call_from_thread(self.set_status, live_error=render_message(str(error)))
             return
+        if put_back:
+            # Still ✗: what was read meanwhile (and any verify of it) was of the shorter or
+            # other log, and the operator is to know that it went back at all.
+            said = problem or self.status.log_problem
+            self.call_from_thread(self.set_status, log_problem=f"{said}; put back since")
         if self.status.live_error:
             self.call_from_thread(self.set_status, live_error=None)
         if problem:

@@ -1084,6 +1084,44 @@ def test_the_header_never_shows_a_tick_for_a_log_that_went_back(tmp_path, change
     run(main())
 
 
+@pytest.mark.parametrize("after", ["put back", "written anew"])
+def test_the_header_says_when_a_log_that_went_back_holds_the_event_seen_again(tmp_path, after):
+    """helper-65: rolled back from seq 12 to 10, then put back whole, the header kept saying
+    "rolled back to seq 10 (had seen 12)" of a log of 12 events. It says the log was put back
+    (still ✗: it went back, and what was read meanwhile was not the log seen). Written anew
+    instead (another seq 11 and 12), it says nothing more."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+    whole = (store / "events.jsonl").read_bytes()
+    said = "chain ✗ log rolled back to seq 10 (had seen 12)"
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(200, 40)) as pilot:
+            await ready(pilot)
+            swap(store, b"".join(lines_of(store)[:10]))
+            await until(pilot, lambda: app.status.log_problem is not None, what="the change")
+            await until(pilot, lambda: " 10 events" in screen_text(app).splitlines()[0],
+                        what="10 events in the header")
+            if after == "put back":
+                swap(store, whole)
+            else:
+                with LogWriter(store_paths(store)) as writer:
+                    writer.append([event_draft("write", f"N{n}", "agent:9",
+                                               after=entry(f"N{n}", value=f"new {n}"))
+                                   for n in (11, 12)])
+            await until(pilot, lambda: app.session.store.state.seq == 12, what="seq 12 loaded")
+            await until(pilot, lambda: " 12 events" in screen_text(app).splitlines()[0],
+                        what="12 events in the header")
+            await pilot.pause(0.3)
+            header = screen_text(app).splitlines()[0]
+            assert app.status.log_problem == (
+                "rolled back to seq 10 (had seen 12)" + ("; put back since" if after == "put back"
+                                                         else ""))
+            assert (said + "; put back since" in header) == (after == "put back")
+            assert said in header and "chain ✓" not in header
+    run(main())
+
+
 def test_a_live_line_that_cannot_be_loaded_is_shown_in_the_header(tmp_path):
     store = private_copy("multi-tenant", tmp_path / "s")
 
