@@ -68,6 +68,7 @@ def test_a_missing_table_is_never_read_from_a_python_name(tmp_path):
     s = opened(tmp_path)
     cur = s.store.cursor()
     cur.execute("ALTER VIEW entries RENAME TO entries_aside")
-    entries = [("a python list", 1)]         # noqa: F841 (what a replacement scan would read)
+    entries = [("a python list", 1)]         # what a replacement scan would read
     with pytest.raises(duckdb.CatalogException):
         cur.execute("SELECT * FROM entries").fetchall()
+    assert entries == [("a python list", 1)]
