@@ -95,9 +95,11 @@ def _main() -> None:
     app = load(command)
     try:
         try:
-            app()
+            code = _run_app(app)
         finally:
             sys.stdout.flush()      # the output's last part: its failure is this command's
+        if code:
+            raise SystemExit(code)
     except streams.OutputFailed as failed:
         raise SystemExit(streams.finish(failed)) from None
     except OSError as exc:
@@ -106,6 +108,29 @@ def _main() -> None:
         say(os_error_line(exc, "write" if command in WRITERS else "read",
                           _store_argument(sys.argv[2:])))
         raise SystemExit(2) from None
+
+
+def _run_app(app) -> int:
+    """Run the command line; return its exit code. A usage error (a missing argument, an
+    unknown option or command, a value of the wrong type) is one line on stderr, exit 2, like
+    every other error, not Typer's box of usage and help (helper-61)."""
+    import typer.core
+    # the click Typer runs on: vendored as typer._click since Typer 0.22, the click package before
+    exceptions = (getattr(typer.core, "_click", None) or getattr(typer.core, "click")).exceptions
+    try:
+        code = app(standalone_mode=False)
+    except exceptions.UsageError as exc:
+        from .lines import say
+        where = exc.ctx.command_path if exc.ctx is not None else "inspector"
+        message = exc.format_message().rstrip(".")
+        if message:                     # none: a group named alone, whose help was printed
+            say(f"error: {message}; see `{where} --help`; nothing was done")
+        return exc.exit_code
+    except exceptions.Abort:            # end of input at a prompt
+        from .lines import say
+        say("error: aborted; nothing was done")
+        return 1
+    return code if isinstance(code, int) and not isinstance(code, bool) else 0
 
 
 def _store_argument(args: list[str]) -> str | None:

@@ -425,3 +425,20 @@ def test_an_escape_in_a_quoted_value_reads_as_one_escape_not_a_backslash(sample)
     assert result.stderr.splitlines()[-1] == (
         "error: --scope 'a\\\\b/' has an empty segment, so nothing would match it; give "
         "'a\\\\b'")
+
+
+@pytest.mark.parametrize("args, says", [
+    (["show"], "Missing argument 'store'; see `python -m inspector show --help`"),
+    (["held", "{store}", "--as-of", "2025-01-01"],
+     "No such option: --as-of (Possible options: --json); see `python -m inspector held --help`"),
+    (["frobnicate"], "No such command 'frobnicate'; see `python -m inspector --help`"),
+    (["policy", "frob"], "No such command 'frob'; see `python -m inspector policy --help`"),
+])
+def test_a_usage_error_is_one_line_and_exit_2(sample, args, says):
+    """helper-61: Typer printed a usage line, a hint and a boxed error (five lines, box
+    drawing) where every other error is one line."""
+    store = sample("branch-contamination")
+    before = (store / "events.jsonl").read_bytes()
+    result = inspector(*[a.replace("{store}", str(store)) for a in args], subprocess_run=True)
+    assert (result.code, result.stdout, result.stderr) == (2, "", f"error: {says}; nothing was done\n")
+    assert (store / "events.jsonl").read_bytes() == before
