@@ -4,6 +4,7 @@ state, validate the result (contract), and pass it through the write gate."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -37,12 +38,23 @@ def merged(before: dict | None, fields: dict) -> dict:
     return after
 
 
+# An address spelt out so that no "@" is in it: "someone(at)example.com", "x [at] y [dot] com",
+# "bot at example.com" (helper-65). Read in identifiers only, where prose is not expected.
+_SPELT_AT = re.compile(r"\s*[(\[{<]\s*at\s*[)\]}>]\s*|\s+at\s+", re.I)
+_SPELT_DOT = re.compile(r"\s*[(\[{<]\s*dot\s*[)\]}>]\s*|\s+dot\s+", re.I)
+
+
 def personal_data_in(text: str) -> str | None:
-    """What personal data an identifier holds (detect.pii_named_in), read as written and,
-    when it has percent escapes, decoded ("agent:someone%40example.com": helper-65)."""
+    """What personal data an identifier holds (detect.pii_named_in), read as written, with
+    its percent escapes decoded ("agent:someone%40example.com": helper-65), and with an
+    address's "(at)" and "(dot)" read as "@" and "." ("agent:someone(at)example.com"). A bare
+    run of digits is not read as a phone number: ids and timestamps are such runs."""
     named = detect.pii_named_in(text)
     if named is None and "%" in text:
-        named = detect.pii_named_in(unquote(text))
+        text = unquote(text)
+        named = detect.pii_named_in(text)
+    if named is None and _SPELT_AT.search(text):
+        named = detect.pii_named_in(_SPELT_DOT.sub(".", _SPELT_AT.sub("@", text)))
     return named
 
 

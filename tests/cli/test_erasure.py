@@ -225,7 +225,9 @@ def test_only_an_operator_or_system_writer_lifts_or_places_a_legal_hold(tmp_path
 
 @pytest.mark.parametrize("actor, named", [("agent:zed@example.com", "an e-mail address"),
                                           ("agent:+1-555-123-4567", "a phone number"),
-                                          ("agent:zed%40example.com", "an e-mail address")])
+                                          ("agent:zed%40example.com", "an e-mail address"),
+                                          ("agent:zed(at)example.com", "an e-mail address"),
+                                          ("agent:zed{at}example{dot}com", "an e-mail address")])
 def test_an_actor_that_holds_personal_data_is_refused(tmp_path, actor, named):
     """helper-63 #3: `ingest --actor agent:zed@example.com` was taken, and the address outlived
     the erasure of user:zed in every event's envelope. Refused as an id holding one is."""
