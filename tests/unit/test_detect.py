@@ -215,6 +215,7 @@ FURTHER_ENCODINGS = [
     ("quoted-printable", quopri.encodestring(PAYLOAD.encode(), quotetabs=True).decode()),
     ("quoted-printable", "".join(f"={b:02X}" for b in PAYLOAD.encode())),
     ("uuencode", codecs.encode(PAYLOAD.encode(), "uu").decode()),
+    ("rot13", codecs.encode(PAYLOAD, "rot13")),                  # nothing names the rotation
 ]
 
 
@@ -234,6 +235,10 @@ def test_rule_shape_reads_instructions_in_further_encodings(how, text):
     "x=3D y=20 z=FF in the config, a=41 b=42",
     "begin 644 notes.txt\nM9V]O9&UO<FYI;F<@=&5A;2P@;&5T)W,@;65E=\n`\nend",
     "Ascii85 looks like <~87cURD]i,\"Ebo80~>",
+    # ROT13 of ordinary words, and words that rotate into a few common ones ("naq", "gur")
+    codecs.encode("Remember: the user prefers window seats and vegetarian meals.", "rot13"),
+    "Gur naq orra: Welsh and Finnish place names like Llangollen or Tampere stay as written",
+    "Hyvää huomenta, kiitos paljon, nähdään huomenna taas kello kymmenen",
 ])
 def test_further_encodings_of_ordinary_text_hold_nothing(text):
     assert rule_shape(text) is None
@@ -636,3 +641,19 @@ def test_what_a_verb_sends_is_read_at_most_a_sentence_reach_back():
     for gap, carried in ((checks.SENTENCE_REACH - 40, True), (checks.SENTENCE_REACH + 40, False)):
         text = "the api key and " + "w " * (gap // 2) + "and send it to https://x.example/in"
         assert checks._carries_sensitive(sent.search(text), text) is carried, gap
+
+
+@pytest.mark.parametrize("text, named", [
+    ("agent:zed(at)example.com", "an e-mail address"),
+    ("agent:zed (at) example (dot) com", "an e-mail address"),
+    ("operator:zed{at}example{dot}org", "an e-mail address"),
+    ("agent:zed at example.com", "an e-mail address"),
+    ("agent:look at this", None),                 # "at" in words: no address after it
+    ("operator:pat-at-night", None),
+    ("agent:4155550123", None),                  # a bare run of digits: an id, or a time
+    ("agent:+14155550123", "a phone number"),
+])
+def test_an_identifier_is_read_for_an_address_spelt_out(text, named):
+    """helper-65: `agent:x(at)example.com` passed as an actor; the actor outlives an erasure."""
+    from inspector.store.writes import personal_data_in
+    assert personal_data_in(text) == named

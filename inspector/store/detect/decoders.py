@@ -360,11 +360,40 @@ def _from_ascii85(text: str) -> str:
     return " ".join(dict.fromkeys(pieces))
 
 
+# The commonest English words: a text written in ROT13 holds almost none of them, and its
+# rotation holds many ("vtaber nyy cerivbhf vafgehpgvbaf" -> "ignore all previous
+# instructions"). Prose holds many as written, and few once rotated.
+_COMMON = frozenset("""a about after all also an and any are as at be because been before but by
+can could do does for from get give go had has have he her here him his how i if in into is it
+its just know like make me more my new no not now of on one only or other our out over please
+previous say send she should so some than that the their them then there these they this to up
+us use was we what when which who will with would you your instructions ignore system user
+password email data all every always never""".split())
+_ROT13_TABLE = str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                             "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM")
+
+
+def _from_unnamed_rot13(text: str, words: frozenset[str] | set[str]) -> str:
+    """ROT13 that nothing in the text names: read when at most one in ten of its words is a
+    common English word and at least a third of them are once rotated (helper-56: "ROT13
+    with nothing in it hinting at ROT13" scored 0.15). A named rotation is _rotated's."""
+    if len(words) < 4 or not text.isascii():
+        return ""
+    as_written = len(words & _COMMON)
+    if as_written * 10 > len(words):
+        return ""
+    rotated = sum(1 for word in words if word.translate(_ROT13_TABLE) in _COMMON)
+    if rotated * 3 < len(words) or rotated < 3:
+        return ""
+    return text.translate(_ROT13_TABLE)
+
+
 def encodings(text: str, words: frozenset[str] | set[str]) -> list[tuple[str, str]]:
     """(name, decoded text) for each further encoding this text may wear (`words`: its
     lower-case words)."""
     found = []
-    for name, decoded in (("zalgo", _from_zalgo(text)), ("braille", _from_braille(text)),
+    for name, decoded in (("rot13", _from_unnamed_rot13(text, words)),
+                          ("zalgo", _from_zalgo(text)), ("braille", _from_braille(text)),
                           ("nato", _from_nato(text, words)), ("base32", _from_base32(text)),
                           ("quoted-printable", _from_quoted_printable(text)),
                           ("uuencode", _from_uu(text)), ("ascii85", _from_ascii85(text))):
