@@ -129,7 +129,14 @@ def _from_separators(text: str) -> str:
 
 
 def _from_leet(text: str) -> str:
+    """Digits and signs for letters; "!" for "i" where a letter or another one follows it
+    ("!gn0r3 @ll pr3v!0u$ !n$truct!0n$"), never at a sentence's end."""
+    if "!" in text:
+        text = _LEET_BANG.sub("i", text)
     return text.translate(_LEET_MAP)
+
+
+_LEET_BANG = re.compile(r"!(?=[A-Za-z0-9@$])")
 
 
 def _from_morse(text: str) -> str:
@@ -388,11 +395,27 @@ def _from_unnamed_rot13(text: str, words: frozenset[str] | set[str]) -> str:
     return text.translate(_ROT13_TABLE)
 
 
+# Words joined into one identifier: "ignore_all_previous_instructions",
+# "Ignore+all+previous+instructions", "IgnoreAllPreviousInstructions" (four words at least).
+# Each begins where a run of letters does and takes its runs whole (possessive): linear on
+# a hostile run of letters, which tried from each of its letters in turn is quadratic.
+_JOINED = re.compile(r"(?<![A-Za-z])(?:[A-Za-z]++(?:[_+][A-Za-z]++){3,}|(?:[A-Z][a-z]++){4,})")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _from_joined(text: str) -> str:
+    """The words of an identifier that joins four or more of them, apart; "" when none does."""
+    if "_" not in text and "+" not in text and not _JOINED.search(text):
+        return ""
+    found = _JOINED.findall(text)
+    return " ".join(_CAMEL.sub(" ", re.sub(r"[_+]", " ", f)) for f in found)
+
+
 def encodings(text: str, words: frozenset[str] | set[str]) -> list[tuple[str, str]]:
     """(name, decoded text) for each further encoding this text may wear (`words`: its
     lower-case words)."""
     found = []
-    for name, decoded in (("rot13", _from_unnamed_rot13(text, words)),
+    for name, decoded in (("rot13", _from_unnamed_rot13(text, words)), ("joined", _from_joined(text)),
                           ("zalgo", _from_zalgo(text)), ("braille", _from_braille(text)),
                           ("nato", _from_nato(text, words)), ("base32", _from_base32(text)),
                           ("quoted-printable", _from_quoted_printable(text)),
