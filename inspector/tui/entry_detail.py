@@ -10,7 +10,6 @@ from typing import Any, Mapping
 
 from ..present.mask import is_secret, mask_text, mask_value
 from ..store import beliefs, entries, gate, lineage
-from ..store.engine import duckdb
 from ..store.queries import sql
 from .sources import masked, rows_of
 
@@ -45,27 +44,11 @@ class Detail:
 
 
 class EntryReads:
-    """The Session's reads of one entry (it provides reader(), spec and store)."""
+    """The Session's reads of one entry (it provides reader() and spec)."""
 
     def detail(self, memory_id: str, context: str | None, with_lineage: bool = True) -> Detail | None:
         """The entry, its history and its rivals; with_lineage adds what it rests on and what
         rests on it (the slower half, which the pane can take a moment later)."""
-        return self._between_loads(lambda: self._detail(memory_id, context, with_lineage))
-
-    def _between_loads(self, read):
-        """`read()`, taken again once when the store's tables were being replaced under it (a
-        reload after the log went back or was replaced empties them, or detaches the view they
-        read: helper-65's TUI run, a detail read then raised 'entries' not found and the
-        worker's error closed the app). A reader takes no lock, so that a long read never holds
-        up a catch-up; one that fails waits for the load in progress to end."""
-        try:
-            return read()
-        except duckdb.Error:
-            with self.store.lock:           # the load in progress, if any, has ended
-                pass
-            return read()
-
-    def _detail(self, memory_id: str, context: str | None, with_lineage: bool) -> Detail | None:
         with self.reader() as cur:
             entry = entries.state(cur, memory_id)
             if entry is None:
@@ -88,10 +71,8 @@ class EntryReads:
 
     def add_lineage(self, found: Detail, cur=None) -> Detail:
         if cur is None:
-            def read() -> Detail:
-                with self.reader() as cur:
-                    return self.add_lineage(found, cur)
-            return self._between_loads(read)
+            with self.reader() as cur:
+                return self.add_lineage(found, cur)
         self._lineage(cur, found)
         found.lineage_loaded = True
         return found

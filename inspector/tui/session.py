@@ -15,6 +15,7 @@ from ..store import beliefs, diff, scan, snapshot
 from ..store.actions import Request
 from ..store.beliefs import Moment, ViewSpec
 from ..store.connection import id_lists
+from ..store.engine import duckdb
 from ..store.load import Store
 from ..store.registry import ACTIONS
 from ..store.queries import sql
@@ -46,6 +47,29 @@ INDEXES = ("index_entries_id", "index_versions_id", "index_edges_src", "index_ed
 
 def _rows(cursor) -> list[dict]:
     return rows_of(cursor)
+
+
+class _BetweenLoads:
+    """A reader's cursor whose statement, failing because a table it names is not there, is
+    run again once the load in progress has ended. A reload (the log went back, was replaced,
+    or an erasure rewrote it) empties the store's tables and swaps the view file they read
+    under readers, which take no lock so that a long read never holds up a catch-up: between
+    the two, `entries` is not there (helper-65's TUI run: a detail read raised, and the
+    worker's error closed the app). Everything else is the cursor's own."""
+
+    def __init__(self, cursor, lock) -> None:
+        self._cursor, self._lock = cursor, lock
+
+    def execute(self, *args, **kwargs):
+        try:
+            return self._cursor.execute(*args, **kwargs)
+        except duckdb.CatalogException:
+            with self._lock:            # the load in progress, if any, has ended
+                pass
+            return self._cursor.execute(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._cursor, name)
 
 
 class Session(EntryReads):
@@ -108,7 +132,7 @@ class Session(EntryReads):
     def reader(self) -> Iterator[Any]:
         cursor = self.store.cursor()
         try:
-            yield cursor
+            yield _BetweenLoads(cursor, self.store.lock)
         finally:
             cursor.close()
 

@@ -24,18 +24,18 @@ def opened(tmp_path) -> Session:
     return s
 
 
-def tables_gone_for(s: Session, seconds: float) -> threading.Thread:
-    """A thread that holds the store's lock with `entries` gone for `seconds`, as a reload does
-    between dropping what it read and loading again."""
+def tables_gone_for(s: Session, seconds: float, name: str = "entries") -> threading.Thread:
+    """A thread that holds the store's lock with the view `name` gone for `seconds`, as a
+    reload does between dropping what it read and loading again."""
     held = threading.Event()
 
     def reload() -> None:
         with s.store.lock:
             cur = s.store.cursor()
-            cur.execute("ALTER VIEW entries RENAME TO entries_aside")
+            cur.execute(f"ALTER VIEW {name} RENAME TO {name}_aside")
             held.set()
             time.sleep(seconds)
-            cur.execute("ALTER VIEW entries_aside RENAME TO entries")
+            cur.execute(f"ALTER VIEW {name}_aside RENAME TO {name}")
             cur.close()
     thread = threading.Thread(target=reload)
     thread.start()
@@ -62,6 +62,17 @@ def test_the_lineage_half_read_while_a_load_replaces_the_tables_waits_for_it(tmp
     s.add_lineage(found)
     loading.join()
     assert found.lineage_loaded is True
+
+
+def test_any_read_of_the_session_waits_for_the_load_in_progress(tmp_path):
+    """Every TUI read goes through Session.reader(): the header's hash at a seq, here."""
+    s = opened(tmp_path)
+    expected = s.hash_at(2)
+    loading = tables_gone_for(s, 0.3, "versions")
+    started = time.monotonic()
+    assert s.hash_at(2) == expected and len(expected) == 64
+    assert time.monotonic() - started >= 0.2
+    loading.join()
 
 
 def test_a_missing_table_is_never_read_from_a_python_name(tmp_path):
