@@ -58,6 +58,9 @@ class ErasurePlan:
     # Entries that name the subject spelled otherwise: this erasure does not take them
     # (other_spellings).
     spelled_otherwise: list[str] = field(default_factory=list)
+    # Erased entries whose retention reads as a legal hold but is not `legal_hold` ("Legal
+    # Hold", "LEGAL-HOLD"): id -> that retention. Only `legal_hold` exempts (DESIGN §2.1).
+    hold_spelled_otherwise: dict[str, str] = field(default_factory=dict)
 
     @property
     def warnings(self) -> list[str]:
@@ -74,6 +77,13 @@ class ErasurePlan:
             out.append(f"{said}, and this erasure does not take them: {shown}; if they are about "
                        "the same person, erase them too by id (`inspector erase STORE ID… "
                        "--reason …`)")
+        if self.hold_spelled_otherwise:
+            held = self.hold_spelled_otherwise
+            shown = ", ".join(f"{i} ({held[i][:40]!r})" for i in list(held)[:3]) + \
+                (", …" if len(held) > 3 else "")
+            out.append(f"{len(held)} of the erased entries {'gives' if len(held) == 1 else 'give'} "
+                       f"a retention that reads as a legal hold but is not `legal_hold`: {shown}; "
+                       "only `legal_hold`, written exactly so, keeps an entry from erasure")
         return out
 
     def fingerprint(self) -> bytes:
@@ -156,7 +166,16 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
                        reports=[str(p.relative_to(store.paths.root)) for p in found],
                        personal_ids=[i for i in erased if detect.pii_named_in(i)],
                        spelled_otherwise=other_spellings(store, request.subject, live)
-                       if request.subject else [])
+                       if request.subject else [],
+                       hold_spelled_otherwise={i: rows[i][3] for i in erased
+                                               if _reads_as_hold(rows[i][3])})
+
+
+def _reads_as_hold(retention) -> bool:
+    """A retention other than `legal_hold` whose letters are those of "legal hold", in any case
+    and with any spaces or signs between ("Legal Hold", "LEGAL-HOLD", "legalhold")."""
+    return isinstance(retention, str) and retention != LEGAL_HOLD and \
+        "".join(c for c in retention.casefold() if c.isalpha()) == "legalhold"
 
 
 def _otherwise(ids: list[str]) -> tuple[str, str]:

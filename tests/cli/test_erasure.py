@@ -243,3 +243,30 @@ def test_an_actor_that_holds_personal_data_is_refused(tmp_path, actor, named):
                              "stays in the log after every erasure; use an opaque identifier "
                              "(e.g. agent:427)\n")
     assert (store / "events.jsonl").read_bytes() == b""
+
+
+def test_a_retention_that_reads_as_a_legal_hold_is_warned_of_before_the_erasure(tmp_path):
+    """helper-65: `retention` takes any string and only `legal_hold` exempts, so an entry a
+    writer meant to hold ("Legal Hold") is erased without a word. The plan names it: on the
+    dry run (before anything is erased) and after the erasure; exactly `legal_hold` is kept."""
+    store = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("K1", attribute="a", subject="user:kim",
+                                                retention="Legal Hold")),
+        ("2025-01-01T00:00:01Z", "write", entry("K2", attribute="b", subject="user:kim",
+                                                retention="legal_hold")),
+        ("2025-01-01T00:00:02Z", "write", entry("K3", attribute="c", subject="user:kim",
+                                                retention="30d"))])
+    warning = ("warning: 1 of the erased entries gives a retention that reads as a legal hold but "
+               "is not `legal_hold`: K1 ('Legal Hold'); only `legal_hold`, written exactly so, "
+               "keeps an entry from erasure\n")
+    dry = inspector("erase", store, "--subject", "user:kim", "--dry-run", "--json")
+    before = (store / "events.jsonl").read_bytes()
+    assert (dry.code, dry.json["certificate"]["erased_ids"], dry.stderr) == (
+        0, ["K1", "K3"], warning)
+    dry = inspector("erase", store, "--subject", "user:kim", "--dry-run")
+    assert (dry.code, dry.stderr) == (0, warning)
+    assert (store / "events.jsonl").read_bytes() == before          # the dry runs wrote nothing
+    erased = inspector("erase", store, "--subject", "user:kim", "--reason", "DSR-11",
+                       "--operator", "dana", "--json")
+    assert (erased.code, erased.json["certificate"]["erased_ids"], erased.stderr) == (
+        0, ["K1", "K3"], warning)
