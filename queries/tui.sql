@@ -369,6 +369,10 @@ ORDER BY seq DESC LIMIT 2
 -- The hash of the loaded event at a seq (the header compares it with the log on disk).
 SELECT hash FROM versions WHERE seq = $seq
 
+-- name: tui_events_since
+-- Events after $seq of the entries loaded (in a --scope session, those inside its scope).
+SELECT count(*) FROM versions WHERE seq > $seq
+
 -- name: ids_since_seq
 -- The entries events after $seq changed (what the live view judges again).
 SELECT DISTINCT memory_id FROM versions WHERE seq > $seq

@@ -365,7 +365,15 @@ class Session(EntryReads):
         generation, seq = self.found_at
         if generation != self.store.generation:
             return 0
-        return None if seq == self.store.state.seq else max(0, self.store.state.seq - seq)
+        if seq == self.store.state.seq:
+            return None
+        if self.scope is None:
+            return max(0, self.store.state.seq - seq)
+        # A --scope session scans what lies inside its scope: events outside it change none of
+        # its findings (helper-64: an append to another tenant marked them stale)
+        with self.reader() as cur:
+            since = cur.execute(sql("tui_events_since"), {"seq": seq}).fetchone()[0]
+        return since or None
 
     def live_findings(self, found: list[dict]) -> list[dict]:
         """The findings still to act on (still_to_act_on), with their entry's status."""
