@@ -114,8 +114,10 @@ def _run_app(app) -> int:
     """Run the command line; return its exit code. A usage error (a missing argument, an
     unknown option or command, a value of the wrong type) is one line on stderr, exit 2, like
     every other error, not Typer's box of usage and help (helper-61)."""
+    import typer
     import typer.core
-    # the click Typer runs on: vendored as typer._click since Typer 0.22, the click package before
+    # the click Typer runs on: vendored as typer._click in recent Typers, the click package
+    # before (typer.Abort is the Abort of either)
     exceptions = (getattr(typer.core, "_click", None) or getattr(typer.core, "click")).exceptions
     try:
         code = app(standalone_mode=False)
@@ -126,7 +128,7 @@ def _run_app(app) -> int:
         if message:                     # none: a group named alone, whose help was printed
             say(f"error: {message}; see `{where} --help`; nothing was done")
         return exc.exit_code
-    except exceptions.Abort:            # end of input at a prompt
+    except typer.Abort:                 # end of input at a prompt
         from .lines import say
         say("error: aborted; nothing was done")
         return 1

@@ -330,7 +330,7 @@ def test_out_of_memory_outside_a_command_body_is_one_line(monkeypatch, capsys, e
     if error == "duckdb":
         error = duckdb.OutOfMemoryException("Out of Memory Error")
 
-    def app():
+    def app(standalone_mode=True):
         raise error
     monkeypatch.setattr(cli, "load", lambda command=None: app)
     monkeypatch.setattr("sys.argv", ["inspector", "scan", "/srv/store", "--fail-on", "high"])

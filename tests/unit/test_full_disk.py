@@ -129,7 +129,7 @@ def test_no_room_to_set_a_torn_end_aside_is_one_line_and_writes_nothing(small_di
 
 
 def test_an_os_error_nobody_foresaw_is_one_line_not_a_traceback(monkeypatch, capsys):
-    def app():
+    def app(standalone_mode=True):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), "/srv/store/events.jsonl")
     monkeypatch.setattr(cli, "load", lambda command=None: app)
     monkeypatch.setattr("sys.argv", ["inspector", "ingest", "/srv/store", "-"])
