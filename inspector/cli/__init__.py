@@ -114,7 +114,6 @@ def _run_app(app) -> int:
     """Run the command line; return its exit code. A usage error (a missing argument, an
     unknown option or command, a value of the wrong type) is one line on stderr, exit 2, like
     every other error, not Typer's box of usage and help (helper-61)."""
-    import typer
     import typer.core
     # the click Typer runs on: vendored as typer._click in recent Typers, the click package
     # before (typer.Abort is the Abort of either)

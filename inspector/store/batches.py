@@ -128,8 +128,7 @@ def join_runs(open_run: Run | None, runs: list[Run], first: int, last: int,
     if open_run is not None:
         if runs and runs[0].first_line == first and runs[0].batch == open_run.batch \
                 and open_run.last_line == first - 1:
-            head = runs.pop(0)
-            runs.insert(0, replace(open_run, last_line=head.last_line, n=open_run.n + head.n))
+            runs[0] = replace(open_run, last_line=runs[0].last_line, n=open_run.n + runs[0].n)
         else:
             cut.append(open_run)
     carry = None
