@@ -4,11 +4,13 @@
 -- name: erase_match
 -- Entries about data subject $subject in any of their versions (DESIGN §6): its subject, an
 -- entity that is it or has it as a segment, a scope with it as a segment, or it as the
--- source principal. Entries already erased have no key and match nothing.
+-- source principal. Entries already erased have none of these fields and match nothing; a
+-- malformed entry (another writer's, with no entity) matches by those it has (helper-68: one
+-- with the subject's `subject` and scope was left whole by the erasure).
 SELECT DISTINCT memory_id FROM versions
-WHERE entity IS NOT NULL AND (
-    subject = $subject OR entity = $subject OR list_contains(string_split(entity, '/'), $subject)
-    OR list_contains(string_split(scope, '/'), $subject) OR principal = $subject)
+WHERE subject = $subject OR entity = $subject
+    OR list_contains(string_split(coalesce(entity, ''), '/'), $subject)
+    OR list_contains(string_split(coalesce(scope, ''), '/'), $subject) OR principal = $subject
 ORDER BY memory_id
 
 -- name: erase_spellings
@@ -17,9 +19,10 @@ ORDER BY memory_id
 -- decides): those equal to it but for ASCII case and spaces, and every name with a character
 -- outside ASCII.
 WITH names AS (
-    SELECT memory_id, unnest([subject, entity, principal] || string_split(entity, '/')
+    SELECT memory_id, unnest([subject, entity, principal]
+                             || string_split(coalesce(entity, ''), '/')
                              || string_split(coalesce(scope, ''), '/')) AS name
-    FROM versions WHERE entity IS NOT NULL
+    FROM versions
 )
 SELECT DISTINCT name, memory_id FROM names
 WHERE name IS NOT NULL AND name <> $subject
@@ -48,6 +51,11 @@ WHERE memory_id IN (SELECT unnest($ids::VARCHAR[])) ORDER BY memory_id
 -- The events of entries to erase whose bodies still hold their states.
 SELECT seq FROM versions
 WHERE memory_id IN (SELECT unnest($ids::VARCHAR[])) AND NOT redacted ORDER BY seq
+
+-- name: erase_actor_events
+-- How many events name data subject $subject as their actor (or its principal: `user:42/chat`):
+-- the envelope keeps the actor through an erasure (DESIGN §6), so the erasure says so.
+SELECT count(*) FROM versions WHERE actor = $subject OR split_part(actor, '/', 1) = $subject
 
 -- name: erase_kept_reasons
 -- The reasons of events an erasure of $ids keeps (other entries' actions), in seq order: none

@@ -49,19 +49,23 @@ reach(id, one, many, citers) USING KEY (id) AS (
     UNION
     -- (no filter on `p` inside the join: DuckDB then looks each citer up by its key instead
     -- of scanning every row of `reach` each round)
-    SELECT id, CASE WHEN NOT many THEN ones[1] END, many, citers FROM (
-        SELECT id, citers, was_one, was_many, got_many OR len(ones) > 1 AS many, ones FROM (
+    -- (min and max of what the citers carry, as in the support walk's `seen`: a list a
+    -- group made each round was most of the walk's time on a dense graph)
+    SELECT id, CASE WHEN NOT many THEN coalesce(was_one, lo) END, many, citers FROM (
+        SELECT id, citers, was_one, was_many, lo,
+            got_many OR coalesce(lo <> hi, false) OR coalesce(lo <> was_one, false)
+                OR coalesce(hi <> was_one, false) AS many
+        FROM (
             SELECT p.id, any_value(p.citers) AS citers, any_value(p.one) AS was_one,
                 any_value(p.many) AS was_many, bool_or(n.many) AS got_many,
-                list_distinct(list_filter(list(n.one) || [any_value(p.one)],
-                                          lambda x: x IS NOT NULL)) AS ones
+                min(n.one) AS lo, max(n.one) AS hi
             FROM (SELECT unnest(citers) AS src, one, many FROM reach
                   WHERE many OR one IS NOT NULL) n
             JOIN recurring.reach p ON p.id = n.src
             GROUP BY p.id
         )
     )
-    WHERE NOT was_many AND (many OR ones[1] IS DISTINCT FROM was_one)
+    WHERE NOT was_many AND (many OR coalesce(was_one, lo) IS DISTINCT FROM was_one)
 )
 SELECT m.src AS memory_id, r.one AS source,
     (SELECT list(dst ORDER BY dst) FROM edges WHERE src = m.src) AS cited

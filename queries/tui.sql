@@ -259,6 +259,13 @@ SELECT count(*) FROM query_table($table)
 SELECT DISTINCT memory_id FROM query_table($table)
 WHERE memory_id IN (SELECT unnest($ids::VARCHAR[]))
 
+-- name: tui_visible_narrowed
+-- Which of $ids the rows of $table whose column $field reads $value hold (a table narrowed to
+-- one value: a marked row the narrowing hides is not shown, and the plan says so).
+SELECT DISTINCT struct_extract(r, 'memory_id') FROM query_table($table) r
+WHERE struct_extract(r, 'memory_id') IN (SELECT unnest($ids::VARCHAR[]))
+  AND struct_extract(r, $field)::VARCHAR IS NOT DISTINCT FROM $value
+
 -- name: tui_visible_with_causes
 -- The same for a table whose rows also list the entries that cause them (Conflicts).
 SELECT DISTINCT id FROM (

@@ -270,6 +270,27 @@ def safe(value: Any, *, one_line: bool = False, style: str | None = None,
     return _to_text(pieces, style)
 
 
+SPACE_MARK: Final = "␠"
+
+
+def safe_name(name: str, *, style: str | None = None) -> Text:
+    """A name the operator must type exactly (an erasure's subject), as `safe(one_line=True)`
+    draws it, with each space or other blank it begins or ends with drawn as a styled ␠:
+    `user:42 ` and `user:42` looked the same in the list, and the confirmation refused the
+    one typed without a word why (helper-67)."""
+    from rich.text import Text
+    core = name.strip()
+    if core == name:
+        return safe(name, one_line=True, style=style)
+    start = name.index(core[0]) if core else len(name)
+    end = start + len(core)
+    text = Text(style=style or "")
+    text.append(SPACE_MARK * start, style=ESCAPE_STYLE)
+    text.append_text(safe(core, one_line=True, style=style))
+    text.append(SPACE_MARK * (len(name) - end), style=ESCAPE_STYLE)
+    return text
+
+
 # JSON text from json.dumps(ensure_ascii=False): its own escapes (`\"`, `\\`
 # kept as they are; control escapes styled) and the dangerous code points it
 # leaves raw, which only ever occur inside a JSON string.

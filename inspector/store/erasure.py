@@ -53,6 +53,8 @@ class ErasurePlan:
     salt: str | None = None
     certificate: dict | None = field(default=None)
     reports: list[str] = field(default_factory=list)   # reports/ files that mention an erased id
+    # the same as the certificate names them: a name that quotes what is erased is not kept
+    reports_named: list[str] = field(default_factory=list)
     # Erased ids that hold personal data (writes.id_problem): an erasure keeps ids.
     personal_ids: list[str] = field(default_factory=list)
     # Entries that name the subject spelled otherwise: this erasure does not take them
@@ -61,6 +63,8 @@ class ErasurePlan:
     # Erased entries whose retention reads as a legal hold but is not `legal_hold` ("Legal
     # Hold", "LEGAL-HOLD"): id -> that retention. Only `legal_hold` exempts (DESIGN §2.1).
     hold_spelled_otherwise: dict[str, str] = field(default_factory=dict)
+    # Events whose actor is the subject (its principal): the envelope keeps them (DESIGN §6).
+    actor_events: int = 0
 
     @property
     def warnings(self) -> list[str]:
@@ -84,6 +88,12 @@ class ErasurePlan:
             out.append(f"{len(held)} of the erased entries {'gives' if len(held) == 1 else 'give'} "
                        f"a retention that reads as a legal hold but is not `legal_hold`: {shown}; "
                        "only `legal_hold`, written exactly so, keeps an entry from erasure")
+        if self.actor_events:
+            n = self.actor_events
+            out.append(f"{n} {'event names' if n == 1 else 'events name'} the subject as "
+                       f"{'its' if n == 1 else 'their'} actor: the actor is part of the envelope, "
+                       "which the chain keeps, so the subject's name stays there (`inspector "
+                       "audit --log` lists them); write with an opaque actor id")
         return out
 
     def fingerprint(self) -> bytes:
@@ -101,7 +111,7 @@ class ErasurePlan:
                 "salt": self.salt, "counts": self.counts, "erased_ids": self.erased,
                 "retained_ids": self.retained, "redacted_seqs": self.redacted_seqs,
                 "head_before": self.head_before, "head_after": head_after,
-                "reports_deleted": self.reports}
+                "reports_deleted": self.reports_named}
 
     def as_json(self, dry_run: bool) -> dict:
         return {"dry_run": dry_run,
@@ -161,14 +171,16 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
         kind = rows[i][2] if isinstance(rows[i][2], str) else "unknown"   # a malformed entry
         counts[kind] = counts.get(kind, 0) + 1
     salt = secrets.token_hex(16) if request.subject is not None else None
-    found = reports.mentioning(store.paths, erased)
+    found = [str(p.relative_to(store.paths.root)) for p in reports.mentioning(store.paths, erased)]
     return ErasurePlan(action, request, erased, retained, seqs, counts, store.head, salt,
-                       reports=[str(p.relative_to(store.paths.root)) for p in found],
+                       reports=found, reports_named=_report_names(found, texts, request),
                        personal_ids=[i for i in erased if detect.pii_named_in(i)],
                        spelled_otherwise=other_spellings(store, request.subject, live)
                        if request.subject else [],
                        hold_spelled_otherwise={i: rows[i][3] for i in erased
-                                               if _reads_as_hold(rows[i][3])})
+                                               if _reads_as_hold(rows[i][3])},
+                       actor_events=store.con.execute(sql("erase_actor_events"), {
+                           "subject": request.subject}).fetchone()[0] if request.subject else 0)
 
 
 def _reads_as_hold(retention) -> bool:
@@ -377,12 +389,12 @@ def _check_kept_reasons(store: Store, request: Request, texts: list[tuple[str, s
         key = "".join(words(text))
         if len(key) >= SHORTEST and key in glued:
             candidates.setdefault(text, what)
-    if not candidates:
-        return
+    parts = _PartIndex([text for what, text in texts if what != "the subject"])
     found = []
     for seq, memory_id, reason in kept:
         folded, said = fold(reason), words(reason)
-        if any(_spelled(text, folded, said, shortest=SHORTEST) for text in candidates):
+        if any(_spelled(text, folded, said, shortest=SHORTEST) for text in candidates) or \
+                parts.quoted_in(folded, said):
             found.append((seq, memory_id))
     if found:
         named = ", ".join(f"seq {seq} ({memory_id})" for seq, memory_id in found[:8])
@@ -392,6 +404,49 @@ def _check_kept_reasons(store: Store, request: Request, texts: list[tuple[str, s
                       f"are kept: erase those entries first if they must go (`inspector erase "
                       f"{shlex.quote(str(store.paths.root))} {ids} --reason …`), then this; "
                       "nothing written")
+
+
+_DOMAIN = re.compile(r"(?<=[\w.+-])@[\w.-]+")
+
+
+class _PartIndex:
+    """The erased texts, to ask of many kept reasons whether one quotes part of them as the
+    erasure's own reason may not (_quotes_part, _quotes_mailbox: helper-68, "both bounced:
+    ZQXJ-phone-5550100" of "call ZQXJ-phone-5550100 after 6pm" was kept in another entry's
+    event). A reason is asked about the texts that share two words in a row, a marked word or
+    an address's name with it, found by lookups: linear in the reasons' words. An address's
+    domain is no part of it here ("example.org" is in the addresses of many people)."""
+
+    def __init__(self, texts: list[str]):
+        self.texts = [(text, words(_DOMAIN.sub(" ", text))) for text in texts]
+        self.pairs: dict[tuple[str, str], set[int]] = {}
+        self.marked: dict[str, set[int]] = {}
+        self.boxes: dict[str, set[int]] = {}
+        for n, (text, its) in enumerate(self.texts):
+            for pair in zip(its, its[1:]):
+                self.pairs.setdefault(pair, set()).add(n)
+            for word in its:
+                if _marked(word):
+                    self.marked.setdefault(word, set()).add(n)
+            if "@" in text:
+                for name in _mailbox_names(fold(text)):
+                    self.boxes.setdefault(name, set()).add(n)
+
+    def quoted_in(self, folded: str, said: list[str]) -> bool:
+        """Whether a reason (folded, and its words) quotes part of an erased text."""
+        asked: set[int] = set()
+        for pair in zip(said, said[1:]):
+            asked |= self.pairs.get(pair, set())
+        for word in said:
+            asked |= self.marked.get(word, set())
+        for name, holders in self.boxes.items():
+            if name in folded:
+                asked |= holders
+        if not asked:
+            return False
+        runs = _runs(said)
+        return any(_quotes_part(self.texts[n][1], said, runs)
+                   or _quotes_mailbox(self.texts[n][0], folded) for n in sorted(asked))
 
 
 def _texts(store: Store, seqs: set[int]):
@@ -469,6 +524,7 @@ def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[di
     order, so that recovery (recovery.py) can finish or undo a crash at any point. An error
     (a full disk) is settled at once the way recovery would, then reported in one line."""
     paths = store.paths
+    _can_drop_residue(paths)
     pending = paths.certificates / f"{certificate_id}{PENDING}"
     deleted = []
     try:
@@ -502,6 +558,56 @@ def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[di
     except BaseException:
         _settle(store, certificate_id, events)
         raise
+
+
+QUOTING_NAME = "reports/… (its name quoted what was erased)"
+
+
+def _report_names(names: list[str], texts: list[tuple[str, str]], request: Request) -> list[str]:
+    """The reports deleted, as the certificate (kept for ever) names them: a file name that
+    quotes the subject or an erased text, whole or in part, as a reason may not, is replaced by
+    QUOTING_NAME (helper-68: `reports/dsr-user-zq77-ZQXJ-marker-7731.html` stayed in the
+    certificate of the erasure that deleted it)."""
+    if not names:
+        return []
+    whole = [text for what, text in texts if what not in NAMES]
+    if request.subject:
+        whole.append(request.subject)
+    parts = _PartIndex([text for what, text in texts if what not in WHOLE_ONLY])
+    named = []
+    for name in names:
+        folded, said = fold(name), words(name)
+        quotes = any(_spelled(text, folded, said, shortest=SHORTEST) for text in whole) or \
+            parts.quoted_in(folded, said)
+        named.append(QUOTING_NAME if quotes else name)
+    return named
+
+
+def _can_drop_residue(paths) -> None:
+    """Before anything is written: every directory of the view and of torn/ takes a new file
+    and lets it go, so that the residue the erasure must delete can be deleted. Refused
+    otherwise, naming the directory: another account's `.inspector` (a command run with sudo
+    -u) made the erasure rewrite the log, then stop with the view holding the erased values,
+    and every command after it say nothing (helper-68)."""
+    for top in (paths.cache, paths.torn):
+        if not top.is_dir() or top.is_symlink():
+            continue
+        folders = [str(top)]
+        while folders:
+            folder = folders.pop()
+            probe = os.path.join(folder, f".erase-probe-{secrets.token_hex(4)}")
+            try:
+                os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                                 0o600))
+                os.unlink(probe)
+                with os.scandir(folder) as entries:
+                    folders.extend(e.path for e in entries if e.is_dir(follow_symlinks=False))
+            except OSError as exc:
+                raise WriteFailed(
+                    f"cannot erase: {folder} cannot be changed ({exc.strerror}), and it holds "
+                    "copies of what the erasure takes, which it must delete: give the account "
+                    "running erase the right to delete it (its owner or mode), or delete it "
+                    "yourself (it is derived), then run erase again; nothing was changed") from None
 
 
 def _record(store: Store, certificate_id: str, events: list[dict], state: str) -> None:

@@ -264,6 +264,16 @@ class Session(EntryReads):
             return {i for (i,) in cur.execute(sql(screen.visible),
                                               {"table": screen.table, "ids": ids}).fetchall()}
 
+    def visible_narrowed(self, screen, ids: list[str], narrow: tuple[str, str | None]) -> set[str]:
+        """Which of `ids` a screen's table shows once narrowed to rows whose column narrow[0]
+        reads narrow[1] (the F key); worker thread."""
+        if screen.table is None:
+            return set(ids)
+        field, value = narrow
+        with self.reader() as cur:
+            return {i for (i,) in cur.execute(sql("tui_visible_narrowed"), {
+                "table": screen.table, "ids": ids, "field": field, "value": value}).fetchall()}
+
     def find_belief(self, memory_id: str, scope: str, ordered: bool = False) -> int | None:
         """The position of `memory_id`'s belief row (in the operator's order when `ordered`)."""
         name = "tui_beliefs_find_ordered" if ordered else "tui_beliefs_find"

@@ -288,6 +288,26 @@ def test_erasure_deletes_the_reports_that_mention_its_subject(tmp_path):
     assert certificate["reports_deleted"] == [f"reports/{about.name}"]
 
 
+@pytest.mark.parametrize("name, named", [
+    ("dsr-user-9-oslo-move.md", "reports/… (its name quoted what was erased)"),   # the subject
+    ("lives-in-oslo.md", "reports/… (its name quoted what was erased)"),         # the value
+    ("incident-17.md", "reports/incident-17.md"),
+])
+def test_the_certificate_names_no_deleted_report_by_a_name_that_quotes_what_was_erased(
+        tmp_path, name, named):
+    """The operator names a report (`--out STORE/reports/NAME`); the certificate, kept for
+    ever, listed the deleted file by that name, subject and value in it (helper-68 #2)."""
+    store = _about_user9(tmp_path / "s")
+    target = store / "reports" / name
+    assert report(store, "--out", str(target)).code == 0
+    result = inspector("erase", store, "--subject", "user:9", "--reason", "DSR-9", "--operator", "a", "--json")
+    assert result.code == 0, result.stderr
+    assert not target.exists()
+    assert result.json["certificate"]["reports_deleted"] == [named]
+    (certificate,) = (store / "certificates").glob("*.json")
+    assert b"oslo" not in certificate.read_bytes().lower() and b"user-9" not in certificate.read_bytes()
+
+
 def _about_user9(root):
     return build(root, [
         (day("01:00:00"), "write", entry("U1", entity="user:9", subject="user:9", value="lives in Oslo",

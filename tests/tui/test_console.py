@@ -760,6 +760,36 @@ def test_the_preview_shows_key_and_value_and_a_wrong_subject_gets_did_you_mean(t
     assert len(events(store)) == 7
 
 
+def test_a_misspelt_subject_lists_the_subjects_the_hint_names(tmp_path):
+    """"usr:alice" is in no known subject's name: the list under "Did you mean user:alice?
+    … pick one from the list" was filtered by it, and empty (helper-67 #6). It holds the
+    subjects meant, and enter on the first previews it."""
+    store = private_copy("multi-tenant", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("7")
+            await wait_rows(pilot, "#subjects", 2)
+            await pilot.press(*"usr:alice", "enter")
+            await until(pilot, lambda: "Did you mean" in screen_text(app), what="did you mean")
+            assert "Did you mean user:alice?" in screen_text(app)
+            await wait_rows(pilot, "#subjects", 1)
+            assert table(app, "#subjects").row_at(0)["name"] == "user:alice"
+            await pilot.press("escape", "enter")
+            await wait_rows(pilot, "#preview", 3)
+    run(main())
+
+
+def test_a_subject_that_ends_with_a_space_is_drawn_so():
+    from inspector.present.text import safe_name
+    assert safe_name("user:42 ").plain == "user:42␠"
+    assert safe_name("\tuser:42").plain == "␠user:42"
+    assert safe_name("user:42").plain == "user:42"
+    assert [str(s.style) for s in safe_name(" user:42  ").spans if s.style] == ["reverse", "reverse"]
+
+
 def test_the_erase_dialog_says_would_and_a_refused_reason_keeps_it_open(tmp_path):
     store = private_copy("moved-city", tmp_path / "s")
 
@@ -1377,6 +1407,34 @@ def time_store(root: Path) -> Path:
                                entry(i, entity="svc", attribute=f"setting_{n}", value=n,
                                      observed_at=t, scope="s"))
                               for n, (i, t) in enumerate(at.items(), 1)])
+
+
+def test_a_marked_row_a_narrowing_hides_is_counted_as_hidden_in_the_plan(tmp_path):
+    """Mark T1, narrow the table to 11:30 (T4, T5), quarantine: the plan acts on T1 and says
+    it is hidden by the filter (helper-67 #7: a Beliefs filter said so, a narrowing did not)."""
+    store = time_store(tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 6)
+            beliefs = table(app, "#beliefs")
+            first = beliefs.row_at(0)["memory_id"]
+            column = next(c for c in beliefs.columns if c.key == "observed_at")
+            await pilot.press("space", *["right"] * beliefs.columns.index(column), "F")
+            await until(pilot, is_screen(app, "FrequencyModal"), what="the frequency list")
+            await wait_rows(pilot, "#frequencies", 3)
+            await pilot.press("down", "enter")                     # 03-01 11:30: T4, T5
+            await until(pilot, lambda: name_of(app) == "BeliefsScreen" and beliefs.row_count == 2
+                        and beliefs.row_at(1) is not None, what="the narrowing")
+            await pilot.press("Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            await until(pilot, lambda: "hidden by the filter" in screen_text(app), what="the note")
+            return first, app.screen.plan.request.ids, app.screen.hidden, screen_text(app)
+    first, ids, hidden, text = run(main())
+    assert (first, ids, hidden) == ("T1", ("T1",), 1)
+    assert "1 of them hidden by the filter" in text
 
 
 def test_the_frequency_list_shows_times_as_the_table_and_enter_narrows_to_exactly_those_rows(tmp_path):

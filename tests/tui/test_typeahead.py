@@ -687,3 +687,55 @@ def test_keys_after_an_escape_read_while_the_dialog_is_not_ready_keep_their_orde
             return [s.__class__.__name__ for s in app.screen_stack]
     assert run_within(main(), 60) == ["ConflictsScreen"]
     assert [e["op"] for e in events(root)] == ["write"]
+
+
+def test_an_action_key_in_the_burst_of_a_jump_acts_on_the_entry_jumped_to(tmp_path):
+    """enter on a lineage node and Q in one burst: Q acts on the node jumped to, which the
+    pane then shows, not on the entry the pane showed before the enter (helper-67 #1: the
+    jump was a posted message, which the screen heard after the Q)."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            beliefs = await beliefs_ready(pilot)
+            await pilot.press("G")
+            pane = app.screen.query_one(DetailPane)
+            last = beliefs.row_at(beliefs.row_count - 1)["memory_id"]
+            await until(pilot, lambda: pane.detail is not None and pane.detail.memory_id == last
+                        and pane.detail.lineage_loaded, what="the last row's detail")
+            await pilot.press("l", "j", "j")
+            node = pane.selected_target()
+            await settle(pilot)
+            burst(app, "enter", "Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            return last, node, app.screen.plan.request.ids
+    last, node, ids = run(main())
+    assert node is not None and node != last
+    assert ids == (node,)
+
+
+def test_an_action_key_typed_before_the_filter_shows_its_rows_waits_for_them(tmp_path):
+    """"/ M10 esc Q" in one burst: the Q is read before the filter has left only M10's row
+    on screen, and acted on the row the cursor had been on, which the filter hides (helper-67
+    #2). Now it writes nothing and says why; Q once the rows are shown acts on M10."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            beliefs = await beliefs_ready(pilot)
+            await pilot.press("G")
+            last = beliefs.row_at(beliefs.row_count - 1)["memory_id"]
+            burst(app, "slash", "M", "1", "0", "escape", "Q")
+            await until(pilot, lambda: any("still being applied" in n for n in notices(app)),
+                        what="the notice")
+            refused = not is_screen(app, "PlanModal")()
+            await until(pilot, lambda: beliefs.row_count == 1 and beliefs.row_at(0) is not None,
+                        what="the filtered row")
+            await settle(pilot)
+            await pilot.press("Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            return last, refused, app.screen.plan.request.ids
+    last, refused, ids = run(main())
+    assert last == "M7" and refused and ids == ("M10",)

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
@@ -491,3 +492,25 @@ def test_snapshot_of_a_mark_and_an_escaped_value(snap_compare) -> None:
     app_path = Path(__file__).parent / "virtual_table_app.py"
     assert snap_compare(app_path, press=["down", "down", "space", "down", "down", "down"],
                         terminal_size=(100, 20), run_before=loaded)
+
+
+@pytest.mark.parametrize("text, width, shown", [
+    ("incident-2025-03-14-payments-gateway-entry-0001", 44,
+     "incident-2025-03-14-p…nts-gateway-entry-0001"),
+    ("incident-2025-03-14-payments-gateway-entry-0002", 44,
+     "incident-2025-03-14-p…nts-gateway-entry-0002"),
+    ("漢字漢字漢字漢字", 9, "漢字…漢字"),                 # wide characters: two cells each
+    ("short", 9, "short    "),
+])
+def test_an_id_too_long_for_its_column_keeps_its_start_and_its_end(text, width, shown):
+    """Ids cut at the end looked the same when they shared a long start (helper-67 #3: three
+    held entries, each `incident-2025-03-14-payments-gateway-entry-…`): an id is cut in the
+    middle, its ellipsis drawn as the sanitizer draws its marks (never a literal "…")."""
+    from rich.console import Console
+    from rich.text import Text
+    from inspector.tui.widgets.rows import cell_segments
+    segments = cell_segments(Text(text), width, Console(), middle=True)
+    assert "".join(s.text for s in segments) == shown
+    marks = [s for s in segments if s.text == "…"]
+    assert len(marks) == (1 if "…" in shown else 0)
+    assert all(str(s.style) == "reverse" for s in marks)

@@ -63,6 +63,10 @@ SUMMARIES = {
                     authority=5, justification=["O4"], source="agent:1"), False, None),
     "S_FAR_AGREES": (entry("S_FAR_AGREES", attribute="src_o3", value="O3", kind="summary",
                            scope="t:a", authority=5, justification=["O4"], source="agent:1"), True, 3),
+    # resting on a contradicted summary, directly and two steps up; beside a supported one
+    "S_ON_CONTRA": (summary("S_ON_CONTRA", ["S_CONTRA", "O1"]), False, None),
+    "S_ABOVE_CONTRA": (summary("S_ABOVE_CONTRA", ["S_ON_CONTRA"]), False, None),
+    "S_ON_AGREES": (summary("S_ON_AGREES", ["S_AGREES", "O2"]), True, 1),
 }
 
 

@@ -162,3 +162,30 @@ def test_rolling_summaries_over_new_observations_are_no_echo(tmp_path):
                                           source="agent:1", justification=cites)))
     store = _capped(write_store(tmp_path, events))
     assert store.con.execute(sql("scan_echo")).fetchall() == []
+
+
+def test_two_roots_reached_in_the_same_round_are_two_sources(tmp_path):
+    # X cites A and B, which cite R1 and R2: X learns of both roots in one round, each from
+    # another citer (so a walk that kept only one of what arrives would call X an echo of R1);
+    # Y cites A and A2, both over R1: one source, an echo. Support's walk (`seen`) the same:
+    # S (of key k, value 1) rests on A and B, which rest on observations of k worth 1 and 2.
+    events = [(AT, "write", entry(r, "svc", r.lower(), 1)) for r in ("R1", "R2")]
+    events += [(AT, "write", entry(n, "svc", n.lower(), 1, kind="inference", source="agent:1",
+                                   justification=[cited]))
+               for n, cited in (("A", "R1"), ("A2", "R1"), ("B", "R2"))]
+    events += [(AT, "write", entry(n, "svc", n.lower(), 1, kind="inference", source="agent:1",
+                                   justification=cited))
+               for n, cited in (("X", ["A", "B"]), ("Y", ["A", "A2"]))]
+    events += [(AT, "write", entry(o, "doc", "k", v)) for o, v in (("K1", 1), ("K2", 2))]
+    events += [(AT, "write", entry(n, "svc", f"m{n}", 1, kind="summary", source="agent:1",
+                                   justification=[cited]))
+               for n, cited in (("M1", "K1"), ("M2", "K2"))]
+    events += [(AT, "write", entry("S", "doc", "k", 1, kind="summary", source="agent:1",
+                                   justification=["M1", "M2"])),
+               (AT, "write", entry("T", "doc", "k", 1, kind="summary", source="agent:1",
+                                   justification=["M1"]))]
+    store = _capped(write_store(tmp_path, events))
+    echoes = store.con.execute(sql("scan_echo")).fetchall()
+    assert [(m, source) for m, source, _ in echoes] == [("Y", "R1")]
+    support = _support(store)
+    assert support["S"] == (False, None) and support["T"] == (True, 0)

@@ -446,6 +446,18 @@ def test_secret_finds_the_credential_and_masks_it(text, category, value):
     assert value not in found.excerpt      # a scan report must not re-leak the credential
 
 
+@pytest.mark.parametrize("text,excerpt", [
+    ("password: hunter2hunter2", "password: …[14 chars]"),
+    ("api_key=Zx9fK2mQ7pL4vR8tW1yB3nC6", "api_key=…[24 chars]"),
+    ("OPENAI_API_KEY is sk-proj-abcdefghijklmnopqrstuvwx1234", "sk-p…[36 chars]"),
+])
+def test_a_secret_keeps_only_its_formats_first_characters(text, excerpt):
+    """A password or a token named by a keyword shows none of its characters, its length
+    alone (helper-67: `password: hunt…[14 chars]` in a hold reason gave away four of
+    fourteen); a key of a known format keeps the start, which is the format's."""
+    assert secret(text).excerpt == excerpt
+
+
 def test_secret_private_key_excerpt_is_the_armour_header():
     found = secret("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA")
     assert found.excerpt == "-----BEGIN OPENSSH PRIVATE KEY-----"

@@ -337,3 +337,35 @@ def test_a_rewrite_that_cannot_keep_the_owner_changes_nothing(tmp_path, monkeypa
     monkeypatch.undo()
     assert (root / "events.jsonl").read_bytes() == before
     assert not [p for p in root.rglob("*") if ".tmp-" in p.name or p.name.endswith(".pending")]
+
+
+@pytest.mark.parametrize("where", [".inspector", "torn"])
+def test_a_view_or_torn_directory_erase_cannot_change_refuses_before_anything_is_written(
+        tmp_path, monkeypatch, where):
+    """Another account's .inspector (a command run with sudo -u): the erasure rewrote the log,
+    then could not delete the view, which kept the erased values, and said only "the next
+    command that writes finishes it", which none could (helper-68 #3). Now it finds out first:
+    refused in one line naming the directory, the log and the view untouched."""
+    root = guarded_store(tmp_path)
+    Store(root, warn=False).con.close()              # a view of the whole log
+    (root / "torn").mkdir(exist_ok=True)
+    (root / "torn" / "kept").mkdir()                 # a folder inside: walked too
+    before = (root / "events.jsonl").read_bytes()
+    real = os.open
+    locked = str(root / where)
+
+    def denied(path, flags, mode=0o777, **kw):
+        if os.path.basename(str(path)).startswith(".erase-probe-") and \
+                str(path).startswith(locked):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real(path, flags, mode, **kw)
+    monkeypatch.setattr(os, "open", denied)
+    with pytest.raises(InspectorError) as refused:
+        erase(root)
+    monkeypatch.undo()
+    assert str(refused.value).startswith(f"cannot erase: {root / where}")
+    assert str(refused.value).endswith("then run erase again; nothing was changed")
+    assert (root / "events.jsonl").read_bytes() == before
+    assert not list(root.glob("certificates/*"))
+    assert erase(root).erased == ["A", "S"]          # once it can: erased, nothing left
+    assert not any(CANARY.encode() in p.read_bytes() for p in root.rglob("*") if p.is_file())

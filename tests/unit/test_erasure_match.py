@@ -296,3 +296,87 @@ def test_a_kept_events_reason_that_quotes_an_erased_value_refuses_the_erasure(tm
         erase.apply(store, erase.plan(store, request))
         store.close()
     assert address.encode() not in (store_path / "events.jsonl").read_bytes().lower()
+
+
+@pytest.mark.parametrize("kept_reason, refused", [
+    ("both bounced: ZQXJ-phone-5550100 (zq77)", True),     # helper-68: part of Z2's value
+    ("both bounced: 5550100", True),                        # a marked word of it alone
+    ("write to zed.q, both bounced", True),                 # an address's name
+    ("both bounced: phone after", False),                   # two common words, 10 letters short
+    ("both bounced, INC-4", False),
+])
+def test_a_kept_events_reason_that_quotes_part_of_an_erased_value_refuses_the_erasure(
+        tmp_path, kept_reason, refused):
+    """Another entry's event keeps its reason through the erasure: the parts of an erased value
+    the erasure's own reason may not quote, it may not either (only a whole quote was refused,
+    and the phone number stayed in the log of a store whose certificate said it was whole)."""
+    from inspector.store.errors import Refused
+    store_path = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("Z2", entity="user:zq77", attribute="contact",
+                                                 value="call ZQXJ-phone-5550100 after 6pm, "
+                                                       "or zed.q@example.org",
+                                                 subject="user:zq77")),
+        ("2025-01-01T00:00:01Z", "write", entry("O2", entity="user:other", attribute="contact",
+                                                 value="call 555-0199", subject="user:other")),
+    ])
+    store = Store(store_path, warn=False)
+    quarantine = ACTIONS["quarantine"]
+    quarantine.apply(store, quarantine.plan(store, Request("quarantine", kept_reason, "dana",
+                                                           ("Z2", "O2"))))
+    store.close()
+    log = (store_path / "events.jsonl").read_bytes()
+    store = Store(store_path, warn=False)
+    request = Request("erase", "DSR-9", "dana", subject="user:zq77")
+    if refused:
+        with pytest.raises(Refused, match=r"^the reasons of seq 4 \(O2\) quote what this erasure"):
+            ACTIONS["erase"].plan(store, request)
+        assert (store_path / "events.jsonl").read_bytes() == log
+    else:
+        assert ACTIONS["erase"].plan(store, request).erased == ["Z2"]
+    store.close()
+
+
+def test_a_malformed_entry_matches_by_the_fields_it_has(tmp_path):
+    """Another writer's entry with no entity loads as malformed; its subject or scope still
+    names the data subject, and the erasure takes it (helper-68: it was left whole, value and
+    all, without a word)."""
+    no_entity = {k: v for k, v in entry("M1", attribute="note", value="ZQXJ-malformed-1",
+                                        scope="user:zq77", subject="user:zq77").items()
+                 if k != "entity"}
+    scoped = {k: v for k, v in entry("M2", attribute="note", value="v", scope="t:a/user:zq77").items()
+              if k != "entity"}
+    other = {k: v for k, v in entry("M3", attribute="note", value="v", scope="user:zq78").items()
+             if k != "entity"}
+    store_path = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", e)
+                                              for e in (no_entity, scoped, other)])
+    store = Store(store_path, warn=False)
+    assert firsts(store, "erase_match", subject="user:zq77") == ["M1", "M2"]
+    plan = ACTIONS["erase"].plan(store, Request("erase", "DSR-9", "dana", subject="user:zq77"))
+    ACTIONS["erase"].apply(store, plan)
+    store.close()
+    assert plan.erased == ["M1", "M2"]
+    assert b"ZQXJ" not in (store_path / "events.jsonl").read_bytes()
+
+
+def test_an_erasure_says_when_the_subject_is_an_events_actor(tmp_path):
+    """The envelope keeps the actor through an erasure (DESIGN §6): `ingest --actor user:zq77`
+    left the subject's name in every event it wrote, and the erasure said nothing (helper-68
+    #5). It says how many events name it; another actor is not counted."""
+    store_path = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("Z1", entity="user:zq77", subject="user:zq77")),
+        ("2025-01-01T00:00:01Z", "write", entry("Z2", entity="user:zq77", attribute="b",
+                                                 subject="user:zq77")),
+    ], actor="user:zq77/phone")
+    other = write_store(tmp_path / "o", [
+        ("2025-01-01T00:00:00Z", "write", entry("Z1", entity="user:zq77", subject="user:zq77"))],
+        actor="agent:1")
+    request = Request("erase", "DSR-9", "dana", subject="user:zq77")
+    store = Store(store_path, warn=False)
+    assert ACTIONS["erase"].plan(store, request).warnings == [
+        "2 events name the subject as their actor: the actor is part of the envelope, which the "
+        "chain keeps, so the subject's name stays there (`inspector audit --log` lists them); "
+        "write with an opaque actor id"]
+    store.close()
+    store = Store(other, warn=False)
+    assert ACTIONS["erase"].plan(store, request).warnings == []
+    store.close()

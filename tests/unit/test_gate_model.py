@@ -34,13 +34,13 @@ from inspector.store.detect.shape import model_finding, rules_finding  # noqa: E
 MODEL = ROOT / "inspector" / "store" / "detect" / "gate_model.json"
 
 # What bench/detector_report.py prints under "1. IN-CORPUS" for the shipped model.
-IN_CORPUS = {"recall": 0.838, "fpr": 0.009, "caught": 8740, "attacks": 10430,
+IN_CORPUS = {"recall": 0.838, "fpr": 0.009, "caught": 8737, "attacks": 10430,
              "false_positives": 95, "benign": 10486}
 
 
 # What bench/detector_report.py prints under "4. UNSEEN ORIGINS": the shipped model on the
 # origins of tests/corpus/unseen/, written after it was trained (their SOURCES.md says how).
-UNSEEN = {"recall": 0.743, "fpr": 0.041, "caught": 737, "attacks": 992,
+UNSEEN = {"recall": 0.740, "fpr": 0.041, "caught": 734, "attacks": 992,
           "false_positives": 41, "benign": 992,
           "origins": ["business_records", "phone_assistant"]}
 

@@ -71,10 +71,11 @@ def test_the_parts_are_the_macros_and_each_is_dropped_after_its_last_use():
     parts, fill = stepwise.parts()
     names = [p.name for p in parts]
     assert names == ["summ", "edge", "cited", "keyed", "cite", "cite_ok", "torn", "vals", "ids",
-                     "iedge", "seed", "tsumm", "below", "cited_by", "seen", "contradicted", "local_bad", "sedge",
-                     "obs_floor", "waits", "citers", "done"]
+                     "iedge", "seed", "tsumm", "local_bad", "sedge", "obs_floor", "waits",
+                     "citers", "done", "alone", "below", "cited_by", "seen", "contradicted",
+                     "fall"]
     dropped = [n for p in parts for n in p.drop_after]
-    assert sorted(dropped) == sorted(set(names) - {"summ", "done"})   # the last statement's
+    assert sorted(dropped) == sorted(set(names) - {"summ", "alone", "fall"})   # the last statement's
     assert fill.startswith("CREATE OR REPLACE TABLE support AS SELECT s.memory_id")
     # the store's state is read by the first four parts only, each keeping what it needs
     assert [p.name for p in parts if "$tk" in p.sql] == ["summ", "edge", "cited", "keyed"]

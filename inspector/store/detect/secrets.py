@@ -146,8 +146,13 @@ def _entropy(value: str) -> float:
 
 
 def _masked(match: re.Match, value: str | None = None) -> str:
-    """The match with its secret part reduced to a prefix, so a report never re-leaks it."""
+    """The match with its secret part reduced to its length, so a report never re-leaks it.
+    A key of a known format (no `value` given) keeps its first four characters, which are
+    the format's (`sk-l…[40 chars]`); a password, a code or a token named by a keyword
+    keeps none: its first characters are the secret's own (helper-67: `password:
+    hunt…[14 chars]` in a hold reason)."""
     snippet = match.group(0)
+    known_format = value is None
     value = value or (match.groupdict().get("value") if match.groupdict() else None) or snippet
-    keep = value[:4] if len(value) >= 12 else ""
+    keep = value[:4] if known_format and len(value) >= 12 else ""
     return _excerpt(snippet.replace(value, f"{keep}…[{len(value)} chars]", 1))

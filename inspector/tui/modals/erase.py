@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
-from ...present.text import safe, safe_value
+from ...present.text import SPACE_MARK, safe, safe_name, safe_value
 from ..widgets.typed_input import SEPARATOR
 from .dialog import ActionDialog, PlanBody, TypedInput
 
@@ -66,7 +66,7 @@ class EraseModal(ActionDialog):
         title = Text("Erase ", style="bold red")
         if plan.request.subject is not None:
             title.append("everything about ")
-            title.append_text(safe(plan.request.subject, one_line=True, style="bold"))
+            title.append_text(safe_name(plan.request.subject, style="bold"))
         else:
             n = len(plan.erased)
             title.append(f"{n} {'entry' if n == 1 else 'entries'} and what derives from "
@@ -128,8 +128,12 @@ class EraseModal(ActionDialog):
     REASON_REQUIRED = "A reason is required (a ticket id)."
 
     def confirmation(self, submitted: str | None = None) -> str | None:
-        if self.query_one("#confirm-text", Input).value != self.expected:
-            self._status(Text("The confirmation does not match: type it exactly.", style="bold red"))
+        typed = self.query_one("#confirm-text", Input).value
+        if typed != self.expected:
+            blanks = typed.strip() == self.expected.strip()
+            self._status(Text("The confirmation does not match: type it exactly" + (
+                f" (the subject begins or ends with blanks, drawn {SPACE_MARK})" if blanks else "")
+                + ".", style="bold red"))
             self.focus_now(self.query_one("#confirm-text", Input))
             return None
         return self.reason(submitted)

@@ -245,11 +245,16 @@ class InspectorScreen(Screen):
 
     @on(DetailPane.Jump)
     def _jump(self, event: DetailPane.Jump) -> None:
+        self.jump_to(event.memory_id)
+
+    def jump_to(self, memory_id: str) -> None:
+        """A jump from the pane (enter on a rival or a lineage node), taken at once (the pane
+        calls it): remembered for back, and the pane pointed at the entry."""
         current = self.query_one(DetailPane).target
-        if current is not None and current != event.memory_id:
+        if current is not None and current != memory_id:
             self._history.append(current)
             self._future.clear()
-        self.go_to(event.memory_id)
+        self.go_to(memory_id)
 
     def go_to(self, memory_id: str) -> None:
         """Point the pane at `memory_id`, away from the cursor's entry until the cursor moves
@@ -329,13 +334,24 @@ class InspectorScreen(Screen):
 
     # -- actions --------------------------------------------------------------------------
 
+    def pending_change(self) -> str | None:
+        """Why an action must wait (a change the operator typed that the table does not show
+        yet), or None."""
+        return None
+
     def action_act(self, name: str) -> None:
+        if (why := self.pending_change()) is not None:
+            self.notify(why, severity="warning", markup=False)
+            return
         ids = self.selected_ids()
         if not ids:
             self.notify("Nothing selected: move the cursor to an entry or mark some with space.",
                         severity="warning")
             return
-        self.app.start_action(name, ids, self.visible_ids, filtered=self.filtered())
+        table = self.main_table()
+        narrow = table.narrow if table is not None else None      # read here, not in the worker
+        self.app.start_action(name, ids, lambda affected: self.visible_ids(affected, narrow),
+                              filtered=self.filtered())
 
     def narrow_to(self, field: str, value: str) -> None:
         """Show only the rows whose column `field` holds `value` (the Overview's narrowing;
@@ -371,9 +387,14 @@ class InspectorScreen(Screen):
         row = table.row_at(table.cursor_row)
         return [row["memory_id"]] if row is not None else []
 
-    def visible_ids(self, ids: list[str]) -> set[str]:
-        """Which of `ids` this screen shows (the plan says how many it does not); worker thread."""
-        return self.app.session.visible(self.SPEC, ids)
+    def visible_ids(self, ids: list[str], narrow: tuple[str, str | None] | None = None) -> set[str]:
+        """Which of `ids` this screen shows (the plan says how many it does not), the table's
+        narrowing (F: `narrow`) counted: marked rows it hides were acted on without a word
+        (helper-67 #7); worker thread."""
+        shown = self.app.session.visible(self.SPEC, ids)
+        if narrow is None or not shown:
+            return shown
+        return shown & self.app.session.visible_narrowed(self.SPEC, sorted(shown), narrow)
 
 
 def _row_named(key: str) -> str:

@@ -118,23 +118,43 @@ class BeliefsScreen(InspectorScreen):
 
     # -- filter, context, time ----------------------------------------------------------------
 
+    # The filter text typed and not yet taken (None: taken), then the table's load that
+    # shows its rows: an action key read before those rows are on screen would act on a row
+    # the filter is about to hide (helper-67 #2: "/ M10 esc Q" in one burst quarantined the
+    # row the cursor had been on, which the filter hides).
+    _filter_pending: str | None = None
+    _filter_load = 0
+
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
+        self._filter_pending = event.value
         self._refilter(event.value)
+
+    def pending_change(self) -> str | None:
+        if self._filter_pending is None and \
+                self.query_one("#beliefs", VirtualTable).shows_load(self._filter_load):
+            return None
+        typed = self.query_one("#filter", Input).value
+        return render(f"The filter {typed!r} is still being applied: the rows it leaves are not "
+                      "shown yet. Press the key again once they are.", one_line=True)
 
     @work(thread=True, exclusive=True, group="belief-filter")
     def _refilter(self, text: str) -> None:
         time.sleep(0.12)                    # debounce: the newest keystroke's worker wins
         session = self.app.session
-        if session.store is None:
-            # Typed while the store opens: the build of the screens' rows that follows filters
-            # by it (the box showed text the rows were not filtered by). Set first, then the
-            # store looked at again: a build in between has read it, or has not made the rows.
-            session.needle = text.lower()
+        try:
             if session.store is None:
-                return
-        count = session.refilter(text)
-        self.app.call_from_thread(self._filtered, count)
+                # Typed while the store opens: the build of the screens' rows that follows
+                # filters by it (the box showed text the rows were not filtered by). Set first,
+                # then the store looked at again: a build in between has read it, or has not
+                # made the rows.
+                session.needle = text.lower()
+                if session.store is None:
+                    return
+            count = session.refilter(text)
+            self.app.call_from_thread(self._filtered, count)
+        finally:
+            self.app.call_from_thread(self._filter_applied, text)
 
     def _filtered(self, count: int) -> None:
         """The filter applied: the tab counts the rows it leaves, and the table shows them (not
@@ -142,6 +162,13 @@ class BeliefsScreen(InspectorScreen):
         self.app.set_count(self.SPEC.name, count)
         if self.query("#beliefs"):
             self.refresh_data()
+
+    def _filter_applied(self, text: str) -> None:
+        """The newest text typed has been taken: actions wait for the table's load that
+        follows (_filtered's) to show its rows, no longer."""
+        if text == self._filter_pending and self.query("#beliefs"):
+            self._filter_pending = None
+            self._filter_load = self.query_one("#beliefs", VirtualTable).load_generation
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self, event: Input.Submitted) -> None:

@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
-from ...present.text import safe
+from ...present.text import safe, safe_name
 from ...store.errors import InspectorError
 from ...store.registry import available
 from ..modals.erase import would_erase
@@ -56,7 +56,8 @@ class ErasureScreen(InspectorScreen):
                                 "escape leaves the field", id="subject")
         with Horizontal(id="main"):
             with Vertical(id="erasure-left"):
-                yield VirtualTable([Column("name", "KNOWN SUBJECT", min=14, grow=True),
+                yield VirtualTable([Column("name", "KNOWN SUBJECT", min=14, grow=True,
+                                           render=lambda v: safe_name(str(v))),
                                     Column("entries", "ENTRIES", 7, render=lambda v: Text(f"{v:>7}"))],
                                    key="name", id="subjects", sortable=True, markable=False,
                                    empty="No entry names a data subject.")
@@ -126,9 +127,11 @@ class ErasureScreen(InspectorScreen):
         self._subjects = self.app.session.subjects()
         self.app.call_from_thread(self._list_subjects, self.query_one("#subject", Input).value)
 
-    def _list_subjects(self, typed: str) -> None:
+    def _list_subjects(self, typed: str, only: list[str] | None = None) -> None:
         low = typed.strip().lower()
         rows = [s for s in self._subjects if low in s["name"].lower()] if low else self._subjects
+        if only:
+            rows = [s for s in rows if s["name"] in only]
         table = self.query_one("#subjects", VirtualTable)
         table.empty = ("No known subject contains that text; enter tries it as typed." if low
                        else "No entry names a data subject.")
@@ -221,12 +224,15 @@ class ErasureScreen(InspectorScreen):
             text.append("\n\nDid you mean ", style="bold")
             for n, name in enumerate(meant):
                 text.append(", " if n else "")
-                text.append_text(safe(name, one_line=True, style="bold"))
+                text.append_text(safe_name(name, style="bold"))
             text.append("? Matching is exact: pick one from the list (↓, then enter), or type it.",
                         style="dim")
         self._show_list()
         self._show_text(text)
-        self._list_subjects(subject if meant else "")
+        # The list holds what the hint names (it was filtered by the text typed, which no
+        # known subject contains: "did you mean … pick one from the list" over an empty list,
+        # helper-67), else every known subject.
+        self._list_subjects("", only=meant)
 
     def _show_text(self, text: Text) -> None:
         self.query_one("#certificate", Static).update(text)

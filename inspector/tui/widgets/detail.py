@@ -401,8 +401,17 @@ class DetailPane(ScrollView, can_focus=True):
         self.refresh()
 
     def action_jump(self) -> None:
-        if self._selected is not None and self._blocks[self._selected][1]:
-            self.post_message(self.Jump(self._blocks[self._selected][1]))
+        """The screen takes the jump now, when it has jump_to, not when a posted message
+        reaches it: an action key typed in the same burst as the enter ("enter Q") is read
+        before such a message, and acted on the entry jumped away from (helper-67)."""
+        if self._selected is None or not self._blocks[self._selected][1]:
+            return
+        target = self._blocks[self._selected][1]
+        jump_to = getattr(self.screen, "jump_to", None)
+        if jump_to is not None:
+            jump_to(target)
+        else:
+            self.post_message(self.Jump(target))
 
     def selected_target(self) -> str | None:
         return self._blocks[self._selected][1] if self._selected is not None else None

@@ -9,11 +9,12 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
-from inspector.present.text import ESCAPE_STYLE, safe, safe_value
+from inspector.present.text import ELLIPSIS, ESCAPE_STYLE, safe, safe_value
 
 Row = Mapping[str, Any]
 
@@ -29,12 +30,14 @@ class RowSource(Protocol):
     def fetch(self, first: int, last: int) -> list[Row]: ...  # rows first..last, inclusive
 
 
-def cell_segments(text: Text, width: int, console: Console) -> list[Segment]:
-    """`text` on one line of exactly `width` cells, cut with an ellipsis."""
+def cell_segments(text: Text, width: int, console: Console, middle: bool = False) -> list[Segment]:
+    """`text` on one line of exactly `width` cells, cut with an ellipsis: at the end, or in
+    the middle (`middle`: an id, whose end tells apart ids that share a long start:
+    `incident-2025-…-entry-0001`, helper-67)."""
     if "\n" in text.plain:  # a custom render broke the one-line contract
         text = Text("⏎", style=ESCAPE_STYLE).join(text.split(allow_blank=True))
     if text.cell_len > width:
-        text = text.copy()
+        text = _cut_middle(text, width) if middle and width >= 5 else text.copy()
         text.truncate(width, overflow="ellipsis")
     pad = " " * (width - text.cell_len)
     if not text.spans and not text.style:  # the common case: one plain segment
@@ -43,6 +46,21 @@ def cell_segments(text: Text, width: int, console: Console) -> list[Segment]:
     if pad:
         segments.append(Segment(pad))
     return segments
+
+
+def _cut_middle(text: Text, width: int) -> Text:
+    """`text` with its middle replaced by an ellipsis, to fit `width` cells: the start and the
+    end kept, the end given the odd cell (a cell at a time: wide characters count two)."""
+    head_cells, tail_cells = (width - 1) // 2, width - 1 - (width - 1) // 2
+    plain, head, used = text.plain, 0, 0
+    while head < len(plain) and used + cell_len(plain[head]) <= head_cells:
+        used += cell_len(plain[head])
+        head += 1
+    tail, used = len(plain), 0
+    while tail > head and used + cell_len(plain[tail - 1]) <= tail_cells:
+        tail -= 1
+        used += cell_len(plain[tail])
+    return Text.assemble(text[:head], Text(ELLIPSIS, style=ESCAPE_STYLE), text[tail:])
 
 
 class _PageCache:

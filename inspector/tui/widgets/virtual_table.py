@@ -205,6 +205,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._requests: _PageRequests | None = None
         self._source_lock = threading.Lock()  # one source call at a time, across loads
         self._generation = 0
+        self._shown_generation = 0      # the load whose rows are on screen (or that failed)
         self._pending_load: tuple[RowSource, bool] | None = None
         self._row_count = self._cursor = 0
         self._marked: dict[str, Row] = {}   # key -> the row as it was when marked
@@ -293,6 +294,16 @@ class VirtualTable(ScrollView, can_focus=True):
         pages = range(first // self.page_size, last // self.page_size + 1)
         self._count_and_fetch(source, self._generation, keep_cursor, pages,
                               list(self._marked) if self.key else [])
+
+    @property
+    def load_generation(self) -> int:
+        """The number of the newest load asked for (load())."""
+        return self._generation
+
+    def shows_load(self, generation: int) -> bool:
+        """Whether load number `generation`, or a newer one, has put its rows on screen (or
+        failed, and said so)."""
+        return self._shown_generation >= generation
 
     def move_cursor(self, row: int) -> None:
         if self._row_count == 0:
@@ -453,6 +464,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def _show_source(self, message: _Counted) -> None:
         if message.generation != self._generation:
             return
+        self._shown_generation = message.generation
         keep = message.keep_cursor
         anchors = self._anchor_keys() if keep and self.key else []
         old_cursor, old_top, old_count = self._cursor, self.scroll_offset.y, self._row_count
@@ -514,6 +526,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     @on(_Failed)
     def _report_failure(self, message: _Failed) -> None:
+        self._shown_generation = self._generation
         reason = render(str(message.error), one_line=True)  # may quote a hostile value
         self.notify(f"Could not read rows: {reason}. Reload to try again.",
                     severity="error", markup=False)
@@ -554,7 +567,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 if not cell_width:
                     continue
                 cell = _as_text(self.column_layout.cell(column, row, _safe_one_line))
-                segments += cell_segments(cell, cell_width, console)
+                segments += cell_segments(cell, cell_width, console, middle=column.keep)
                 segments.append(Segment(" "))
             strip = self._finish(segments, width, self._line_style(cursor, marked))
             self._strips[cache_key] = strip
