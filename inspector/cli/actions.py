@@ -62,17 +62,18 @@ def _parameters(action: Action) -> list[inspect.Parameter]:
 
 def request_of(action: Action, kw: dict) -> Request:
     """The Request the command line asked for (a dry run may leave the reason out)."""
-    reason = kw.get("reason")
+    reason, pending = kw.get("reason"), False
     if reason is None:
         if not kw["dry_run"]:
             raise BadInput(f"`{action.name}` needs --reason R (why; it goes into the audit log), "
                            "or --dry-run to see the plan first")
-        reason = DRY_REASON
+        reason, pending = DRY_REASON, True
     if action.whole_store:
         refuse_scope(kw.get("scope"), action.name)
     fields = {o.field: kw[o.field] for o in action.options}
     return Request(action.name, reason, operator_name(kw.get("operator")), tuple(kw.get("ids") or ()),
-                   kw.get("source"), kw.get("principal"), scope=kw.get("scope"), **fields)
+                   kw.get("source"), kw.get("principal"), scope=kw.get("scope"),
+                   reason_pending=pending, **fields)
 
 
 def _command(action: Action):

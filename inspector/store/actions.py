@@ -18,9 +18,10 @@ from . import beliefs
 from .append import LogWriter, event_draft
 from .chain import canonical
 from .contract import is_unicode
+from .detect.text import normalize
 from .errors import BadInput, Refused, Stale
 from .load import Store
-from .model import is_within, now_utc, scope_filter_error
+from .model import STATUSES, is_within, now_utc, scope_filter_error
 
 if TYPE_CHECKING:
     from .registry import Action
@@ -42,6 +43,9 @@ class Request:
     scope: str | None = None
     subject: str | None = None     # erase --subject
     batch: str | None = None       # revert --batch
+    # The reason is not known yet (a dry run given none, the TUI's plan before it asks): a
+    # placeholder stands in, which no check of what the reason says may judge.
+    reason_pending: bool = False
 
     def __post_init__(self):
         if (why := scope_filter_error(self.scope)) is not None:
@@ -75,7 +79,8 @@ class Plan:
                 "belief_changes": self.belief_changes, "operator": self.request.operator,
                 "reason": self.request.reason, "skipped_status": dict(sorted(self.skipped.items())),
                 "events": [{"memory_id": d["memory_id"], "op": d["op"],
-                            "from": d["body"]["before"]["status"], "to": d["body"]["after"]["status"]}
+                            "from": (d["body"]["before"] or {}).get("status"),
+                            "to": d["body"]["after"].get("status")}
                            for d in self.drafts],
                 "seqs": self.seqs}
 
@@ -88,7 +93,8 @@ class Plan:
 
 
 def check_reason(request: Request) -> None:
-    if not request.reason.strip():
+    # invisible characters alone are no reason (helper-66: a zero-width space was taken)
+    if not normalize(request.reason).strip():
         raise BadInput("--reason is required and must not be empty: say why, for the audit log")
     _check_unicode(request)
 
@@ -133,8 +139,15 @@ def _named(store: Store, request: Request, action: "Action") -> list[str]:
         if row is None or not _inside(row, request.scope):
             raise BadInput(f"{memory_id}: not found in {where}; nothing written")
         if not action.allows(row["status"]):
-            raise Refused(f"{memory_id} is {row['status']}: {action.name} applies only to "
-                          f"{', '.join(action.allowed_from)} entries; nothing written")
+            status = row["status"]
+            if status in STATUSES:
+                raise Refused(f"{memory_id} is {status}: {action.name} applies only to "
+                              f"{', '.join(action.allowed_from)} entries; nothing written")
+            said = "no status" if status is None else f"status {str(status)[:40]!r}"
+            raise Refused(f"{memory_id} has {said} (a malformed entry, another writer's): "
+                          f"{action.name} applies only to {', '.join(action.allowed_from)} "
+                          "entries, and no status can be put back after it; erase it, or have "
+                          "its writer write it again; nothing written")
     return list(dict.fromkeys(request.ids))
 
 

@@ -8,6 +8,7 @@ BATCH` in their body.
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 from . import jsonsafe
@@ -55,9 +56,22 @@ def plan_revert(action: "Action", store: Store, request: Request) -> Plan:
         if before is None:
             raise Refused(f"{memory_id}: batch {batch} created it, and revert restores earlier "
                           "states only (retract it instead); nothing written")
+        # Another writer's log may hold a `before` that is no entry of this id (loaders and
+        # audit read only `after`): revert would write it back as the entry's state (helper-66:
+        # a traceback, or a refusal naming a line the log does not have).
+        if not isinstance(before, dict) or before.get("id") != memory_id:
+            what = (f"names id {before.get('id')!r}" if isinstance(before, dict)
+                    else f"is {_JSON_TYPES.get(type(before), 'not an object')}, not an object")
+            raise Refused(f"{memory_id}: the state before batch {batch} (body.before of seq "
+                          f"{first}) {what}, so revert cannot restore it; nothing written "
+                          f"(`inspector show {shlex.quote(str(store.root))} {memory_id}` shows "
+                          "its history)")
         current = jsonsafe.loads_stored(rows[memory_id][5])
         drafts.append(_draft(memory_id, request, current, before, batch))
-        keys.update({(current["entity"], current["attribute"]), (before["entity"], before["attribute"])})
+        # a malformed entry (another writer's) may have no key: it moves no belief
+        keys.update(key for side in (current, before)
+                    if isinstance(key := (side.get("entity"), side.get("attribute")), tuple)
+                    and all(isinstance(k, str) for k in key))
     if request.scope is not None:       # a hard filter (DESIGN §5): the batch whole, or nothing
         outside = [d["memory_id"] for d in drafts
                    if not all(side.get("scope") is not None and is_within(side["scope"], request.scope)
@@ -69,6 +83,10 @@ def plan_revert(action: "Action", store: Store, request: Request) -> Plan:
                           "reverts the batch whole)")
     changes = [c for c in belief_changes(store, drafts, sorted(keys))]
     return Plan(action, request, [d["memory_id"] for d in drafts], {}, drafts, changes)
+
+
+_JSON_TYPES = {str: "a string", list: "an array", int: "a number", float: "a number",
+               bool: "a boolean"}
 
 
 def _draft(memory_id: str, request: Request, current: dict, before: dict, batch: str) -> dict:

@@ -416,7 +416,7 @@ def plan_action(session: Session, name: str, ids: list[str], subject: str | None
     action = ACTIONS[name]
     request = Request(name, PLACEHOLDER_REASON, session.operator, tuple(ids), cascade=cascade,
                       scope=None if action.whole_store else session.scope, subject=subject,
-                      batch=batch)
+                      batch=batch, reason_pending=True)
     store = session.store if action.whole_store else session.acting_store()
     with store.lock:
         return action.plan(store, request)
@@ -426,7 +426,8 @@ def apply_action(session: Session, plan, reason: str):
     """Apply a reviewed plan with the reason the operator typed."""
     store = session.store if plan.action.whole_store else session.acting_store()
     with store.lock:
-        done = plan.action.apply(store, replace(plan, request=replace(plan.request, reason=reason)))
+        done = plan.action.apply(store, replace(plan, request=replace(
+            plan.request, reason=reason, reason_pending=False)))
     if store is not session.store:
         session.store.refresh()
     return done

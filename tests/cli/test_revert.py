@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 from clirun import inspector  # noqa: E402
 from logtools import read_lines  # noqa: E402
@@ -160,3 +162,79 @@ def test_an_entry_the_batch_wrote_twice_goes_back_to_its_state_before_the_batch(
     assert (refused.code, refused.stderr) == (3, "error: N: batch imp-2 created it, and revert "
                                               "restores earlier states only (retract it instead); "
                                               "nothing written\n")
+
+
+def _foreign_store(root: Path, events: list[dict]) -> Path:
+    """A store another writer made: each event as given (before and all), chained for real."""
+    from inspector.store.append import LogWriter, init_store
+    paths = init_store(root)
+    with LogWriter(paths) as writer:
+        writer.append(events)
+    return root
+
+
+def _m1(value="Berlin"):
+    from storegen import entry
+    return entry("M1", entity="user:42", attribute="home_city", value=value)
+
+
+@pytest.mark.parametrize("before, said", [
+    ("x", "is a string, not an object"),
+    ([1], "is an array, not an object"),
+    (True, "is a boolean, not an object"),
+    (None, None),
+])
+def test_a_before_that_is_no_entry_of_the_id_is_refused_in_one_line(tmp_path, before, said):
+    """Another writer's update whose body.before is not this entry: loaders and audit read only
+    `after`, so the log is sound; revert printed a traceback (KeyError, TypeError), or named a
+    line 3 of a two-line log, the line it would have written (helper-66 #2, #3)."""
+    from inspector.store.append import event_draft
+    from storegen import entry
+    first = event_draft("write", "M1", "importer:crm", after=_m1())
+    update = event_draft("update", "M1", "importer:crm", before=before, after=_m1(value="Munich"),
+                         batch="bX")
+    if before is None:          # another id's state
+        update["body"]["before"] = entry("Z9")
+        said = "names id 'Z9'"
+    store = _foreign_store(tmp_path / "s", [first, update])
+    log = read_lines(store)
+    for dry in (["--dry-run"], ["--reason", "undo", "--operator", "op"]):
+        result = inspector("revert", store, "bX", *dry)
+        assert result.code == 3
+        assert result.stderr == (f"error: M1: the state before batch bX (body.before of seq 2) "
+                                 f"{said}, so revert cannot restore it; nothing written "
+                                 f"(`inspector show {store} M1` shows its history)\n")
+        assert read_lines(store) == log
+
+
+def test_a_quarantine_of_a_malformed_entry_is_reverted(tmp_path):
+    """A malformed entry (no entity, another writer's) can be quarantined; reverting that batch
+    printed a traceback (KeyError: 'entity', helper-66 #1). It puts the entry back."""
+    from inspector.store.append import event_draft
+    store = _foreign_store(tmp_path / "s", [event_draft(
+        "write", "X", "importer:crm", after={"id": "X", "status": "active", "value": "planted"})])
+    batch = act("quarantine", store, "X", "--reason", "r")["batch"]
+    assert inspector("revert", store, batch, "--dry-run").code == 0
+    done = act("revert", store, batch, "--reason", "undo")
+    assert done["affected"] == ["X"]
+    assert states(store)["X"] == {"id": "X", "status": "active", "value": "planted"}
+    assert inspector("audit", store, "--verify").code == 0
+
+
+@pytest.mark.parametrize("status, said", [(None, "no status"), ("limbo", "status 'limbo'")])
+def test_an_entry_with_no_known_status_is_refused_by_name_and_erased(tmp_path, status, said):
+    """A malformed entry whose status is missing or unknown: quarantine said "X is None"
+    (helper-66 #4). It says what is wrong and what to do; erase takes it."""
+    from inspector.store.append import event_draft
+    state = {"id": "X", "value": "planted", **({} if status is None else {"status": status})}
+    store = _foreign_store(tmp_path / "s", [event_draft("write", "X", "importer:crm", after=state)])
+    log = read_lines(store)
+    for action, allowed in (("quarantine", "active, held"), ("retract", "active, held, quarantined")):
+        result = inspector(action, store, "X", "--reason", "r", "--operator", "op")
+        assert result.code == 3
+        assert result.stderr == (f"error: X has {said} (a malformed entry, another writer's): "
+                                 f"{action} applies only to {allowed} entries, and no status can "
+                                 "be put back after it; erase it, or have its writer write it "
+                                 "again; nothing written\n")
+    assert read_lines(store) == log
+    assert act("erase", store, "X", "--reason", "INC-4")["certificate"]["erased_ids"] == ["X"]

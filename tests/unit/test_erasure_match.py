@@ -174,6 +174,10 @@ def test_a_respelled_subject_or_text_is_still_refused(texts_store, reason, refus
     ("DSR-7 from London", False),         # one word without digits is not caught (a limit)
     ("DSR-7: user asked", False),         # two words of the value, 9 letters: too common
     ("DSR-7: the user", False),
+    ("Baker\u200bStreet", True),         # helper-66: a zero-width space for the space
+    ("DSR-7 BakerStreet", True),          # no separator at all
+    ("Baker\u2060Street, London", True),  # a word joiner
+    ("DSR-7 theuser", False),             # run together, still under 10 letters
 ])
 def test_a_reason_may_not_quote_part_of_an_erased_value(tmp_path, reason, refused):
     """Two or more words in a row of an erased value or context (10 letters or more), or a word
@@ -380,3 +384,27 @@ def test_an_erasure_says_when_the_subject_is_an_events_actor(tmp_path):
     store = Store(other, warn=False)
     assert ACTIONS["erase"].plan(store, request).warnings == []
     store.close()
+
+
+def test_a_dry_run_given_no_reason_judges_no_placeholder(tmp_path):
+    """A dry run given no --reason plans with a placeholder, "(dry run: no reason given)": a
+    subject that it holds ("dry", "run", "given") was refused as named by the reason (helper-66
+    #5). The real reason is still judged when the erasure is applied."""
+    from inspector.cli.actions import DRY_REASON
+    from inspector.store.errors import Refused
+    root = write_store(tmp_path / "d", [("2025-01-01T00:00:00Z", "write", entry(
+        "D1", entity="dry", subject="dry", value="v"))])
+    store = Store(root, warn=False)
+    pending = Request("erase", DRY_REASON, "dana", subject="dry", reason_pending=True)
+    assert ACTIONS["erase"].plan(store, pending).erased == ["D1"]
+    with pytest.raises(Refused, match="the reason names the subject"):
+        ACTIONS["erase"].plan(store, Request("erase", "dry run", "dana", subject="dry"))
+    store.close()
+
+
+@pytest.mark.parametrize("reason", ["\u200b", " \u200b\u2060 ", "\ufeff"])
+def test_a_reason_of_invisible_characters_alone_is_no_reason(tmp_path, reason):
+    from inspector.store.errors import BadInput
+    from inspector.store.actions import check_reason
+    with pytest.raises(BadInput, match="--reason is required and must not be empty"):
+        check_reason(Request("quarantine", reason, "dana", ("X",)))
