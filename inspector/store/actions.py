@@ -160,7 +160,8 @@ def _selected(store: Store, request: Request, action: "Action") -> tuple[list[st
         "now": now_utc(), "scope": request.scope}).fetchall()]
     rows = _rows(store, ids)
     chosen = [i for i in ids if action.allows(rows[i]["status"])]
-    return chosen, {i: rows[i]["status"] for i in ids if i not in chosen}
+    taken = set(chosen)       # (a list here made 100,000 selected entries take 48 s: helper-69)
+    return chosen, {i: rows[i]["status"] for i in ids if i not in taken}
 
 
 def _cascade(store: Store, request: Request, action: "Action", targets: list[str]) -> list[str]:
@@ -192,7 +193,8 @@ def plan_status_change(action: "Action", store: Store, request: Request) -> Plan
     check_request(action, request)
     targets = _named(store, request, action)
     chosen, skipped = _selected(store, request, action)
-    targets += [i for i in chosen if i not in targets]
+    named = set(targets)
+    targets += [i for i in chosen if i not in named]
     if not targets:
         raise Refused(f"nothing to {action.name}: no entry matches in an allowed status "
                       f"({', '.join(action.allowed_from)}); nothing written")
@@ -203,7 +205,8 @@ def plan_status_change(action: "Action", store: Store, request: Request) -> Plan
         raise Refused(f"the cascade reaches {len(outside)} entries outside scope {request.scope!r}; "
                       "nothing written (act without --scope, or with --no-cascade)")
     affected = targets + [i for i in down if action.allows(rows[i]["status"])]
-    skipped.update({i: rows[i]["status"] for i in down if i not in affected})
+    acted = set(affected)
+    skipped.update({i: rows[i]["status"] for i in down if i not in acted})
     drafts = _drafts(store, request, action, affected, rows)
     changes = [c for c in belief_changes(store, drafts, _focus(store, rows, affected))
                if request.scope is None or is_within(c["scope"], request.scope)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -35,6 +36,7 @@ from .session import Session, apply_action, plan_action
 from .spec import Status
 
 LIVE_POLL_S = 0.1          # an os.stat of the log: another process's append is seen within 0.1 s
+_SAID_SEQ = re.compile(r"^(?:rolled back|truncated) to seq (\d+)")
 REWRITE_SETTLE_S = 0.3     # a log that went back is judged again after this (a rewrite finishing)
 IGNORED = ("Keys typed while the last action was written were ignored: type them again if you "
            "meant them.")
@@ -268,14 +270,23 @@ class InspectorApp(App):
                 self._went_back = (state.seq, state.hash)
                 self.call_from_thread(self.set_status, log_problem=problem)
             added = store.refresh()
-            put_back, went = False, self._went_back
+            put_back, went, regrown = False, self._went_back, None
             if went is not None and store.state.seq >= went[0]:
                 # that seq holds an event again: the one seen (put back), or another
                 put_back = went[1] is not None and self.session.hash_at(went[0]) == went[1]
                 self._went_back = None
+            elif went is not None:
+                # Still shorter than the log seen, but by how much is what was loaded now: a
+                # log rewritten in place, judged while still empty (a slow writer), kept saying
+                # "rolled back to seq 0" over the 13 events loaded after (CI, stop 59).
+                said = _SAID_SEQ.search(problem or self.status.log_problem or "")
+                if said is not None and int(said.group(1)) != store.state.seq:
+                    regrown = f"rolled back to seq {store.state.seq} (had seen {went[0]})"
         except Exception as error:        # never a crash: the header says what is wrong
             self.call_from_thread(self.set_status, live_error=render_message(str(error)))
             return
+        if regrown:
+            self.call_from_thread(self.set_status, log_problem=regrown)
         if put_back:
             # Still ✗: what was read meanwhile (and any verify of it) was of the shorter or
             # other log, and the operator is to know that it went back at all.

@@ -731,7 +731,11 @@ def test_a_screen_number_in_the_empty_subject_field_goes_to_that_screen(tmp_path
     run(main())
 
 
-def test_the_preview_shows_key_and_value_and_a_wrong_subject_gets_did_you_mean(tmp_path):
+@pytest.mark.parametrize("typed", ["alice", "usr:alice"])
+def test_the_preview_shows_key_and_value_and_a_wrong_subject_gets_did_you_mean(tmp_path, typed):
+    """"usr:alice" is in no known subject's name: the list under "Did you mean user:alice? …
+    pick one from the list" was filtered by it, and empty (helper-67 #6). It holds the
+    subjects the hint names."""
     store = private_copy("multi-tenant", tmp_path / "s")
 
     async def main():
@@ -742,11 +746,12 @@ def test_the_preview_shows_key_and_value_and_a_wrong_subject_gets_did_you_mean(t
             await wait_rows(pilot, "#subjects", 2)
             assert [table(app, "#subjects").row_at(i)["name"] for i in range(2)] == \
                 ["user:alice", "user:bob"]
-            await pilot.press(*"alice", "enter")
+            await pilot.press(*typed, "enter")
             await until(pilot, lambda: "Did you mean" in screen_text(app), what="did you mean")
             text = screen_text(app)
             assert "nothing to erase" in text and "Did you mean user:alice?" in text
-            assert table(app, "#subjects").row_count == 1
+            await wait_rows(pilot, "#subjects", 1)
+            assert table(app, "#subjects").row_at(0)["name"] == "user:alice"
             await pilot.press("escape", "enter")                    # the one subject listed
             await wait_rows(pilot, "#preview", 3)
             rows = [table(app, "#preview").row_at(i) for i in range(3)]
@@ -758,28 +763,6 @@ def test_the_preview_shows_key_and_value_and_a_wrong_subject_gets_did_you_mean(t
             assert "3 entries would be erased" in screen_text(app)
     run(main())
     assert len(events(store)) == 7
-
-
-def test_a_misspelt_subject_lists_the_subjects_the_hint_names(tmp_path):
-    """"usr:alice" is in no known subject's name: the list under "Did you mean user:alice?
-    … pick one from the list" was filtered by it, and empty (helper-67 #6). It holds the
-    subjects meant, and enter on the first previews it."""
-    store = private_copy("multi-tenant", tmp_path / "s")
-
-    async def main():
-        app = make_app(store)
-        async with app.run_test(size=WIDE) as pilot:
-            await ready(pilot)
-            await pilot.press("7")
-            await wait_rows(pilot, "#subjects", 2)
-            await pilot.press(*"usr:alice", "enter")
-            await until(pilot, lambda: "Did you mean" in screen_text(app), what="did you mean")
-            assert "Did you mean user:alice?" in screen_text(app)
-            await wait_rows(pilot, "#subjects", 1)
-            assert table(app, "#subjects").row_at(0)["name"] == "user:alice"
-            await pilot.press("escape", "enter")
-            await wait_rows(pilot, "#preview", 3)
-    run(main())
 
 
 def test_a_subject_that_ends_with_a_space_is_drawn_so():
@@ -1664,12 +1647,15 @@ def test_an_erase_dialog_too_small_for_its_list_says_how_much_is_out_of_sight(tm
     run(main())
 
 
-@pytest.mark.parametrize("in_place", [False, True], ids=["swapped", "rewritten in place"])
-def test_a_log_cut_back_to_before_the_app_s_own_write_is_a_rollback(tmp_path, in_place):
+@pytest.mark.parametrize("in_place, slowly", [(False, False), (True, False), (True, True)],
+                         ids=["swapped", "rewritten in place", "rewritten in place, slowly"])
+def test_a_log_cut_back_to_before_the_app_s_own_write_is_a_rollback(tmp_path, in_place, slowly):
     """helper-64 #1: another process appended (the app took it), the app wrote a quarantine,
     and the log was cut back to before that write: the app never noticed (the size matched the
     one it had seen before its write), and its screens kept M8 quarantined. Rewritten in place
-    (the same inode) is the case that failed; swapped (a new inode) was seen before too."""
+    (the same inode) is the case that failed; swapped (a new inode) was seen before too.
+    Slowly: the app sees the log empty (CI, stop 59, a loaded machine: the header then kept
+    "rolled back to seq 0" over the 13 events written back)."""
     store = private_copy("branch-contamination", tmp_path / "s")
 
     async def main():
@@ -1694,6 +1680,9 @@ def test_a_log_cut_back_to_before_the_app_s_own_write_is_a_rollback(tmp_path, in
                     log.truncate(0)
                     log.flush()
                     os.fsync(log.fileno())
+                    if slowly:
+                        await until(pilot, lambda: "rolled back to seq 0" in screen_text(app)
+                                    .splitlines()[0], what="the empty log seen")
                     log.write(kept)
             else:
                 swap(store, kept)

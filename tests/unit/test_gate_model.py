@@ -40,9 +40,9 @@ IN_CORPUS = {"recall": 0.838, "fpr": 0.009, "caught": 8737, "attacks": 10430,
 
 # What bench/detector_report.py prints under "4. UNSEEN ORIGINS": the shipped model on the
 # origins of tests/corpus/unseen/, written after it was trained (their SOURCES.md says how).
-UNSEEN = {"recall": 0.740, "fpr": 0.041, "caught": 734, "attacks": 992,
-          "false_positives": 41, "benign": 992,
-          "origins": ["business_records", "phone_assistant"]}
+UNSEEN = {"recall": 0.735, "fpr": 0.048, "caught": 971, "attacks": 1321,
+          "false_positives": 64, "benign": 1321,
+          "origins": ["business_records", "phone_assistant", "requests_and_labels"]}
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def test_unseen_origin_figures_are_the_reported_ones_and_share_no_text_with_trai
     figures = detector_report.unseen(rows)
     assert {key: figures[key] for key in UNSEEN} == UNSEEN
     every = train_detector.load_rows(detector_report.UNSEEN, legacy=None)
-    assert len(figures["rows"]) == len(every) == 1984     # none of them is in the corpus
+    assert len(figures["rows"]) == len(every) == 2642     # none of them is in the corpus
     assert not {r["origin"] for r in rows} & set(UNSEEN["origins"])
 
 
