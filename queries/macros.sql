@@ -190,8 +190,7 @@ seen(node, kid, one, many, citers) USING KEY (node, kid) AS (
     -- round was most of the walk's time on a dense graph)
     SELECT node, kid, CASE WHEN NOT many THEN coalesce(was_one, lo) END, many, citers FROM (
         SELECT node, kid, citers, was_one, was_many, lo,
-            got_many OR coalesce(lo <> hi, false) OR coalesce(lo <> was_one, false)
-                OR coalesce(hi <> was_one, false) AS many
+            got_many OR coalesce(lo <> hi OR lo <> was_one, false) AS many
         FROM (
             SELECT p.node, p.kid, any_value(p.citers) AS citers,
                 any_value(p.one) AS was_one, any_value(p.many) AS was_many,

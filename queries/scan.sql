@@ -53,8 +53,7 @@ reach(id, one, many, citers) USING KEY (id) AS (
     -- group made each round was most of the walk's time on a dense graph)
     SELECT id, CASE WHEN NOT many THEN coalesce(was_one, lo) END, many, citers FROM (
         SELECT id, citers, was_one, was_many, lo,
-            got_many OR coalesce(lo <> hi, false) OR coalesce(lo <> was_one, false)
-                OR coalesce(hi <> was_one, false) AS many
+            got_many OR coalesce(lo <> hi OR lo <> was_one, false) AS many
         FROM (
             SELECT p.id, any_value(p.citers) AS citers, any_value(p.one) AS was_one,
                 any_value(p.many) AS was_many, bool_or(n.many) AS got_many,

@@ -410,13 +410,8 @@ def _check_kept_reasons(store: Store, request: Request, texts: list[tuple[str, s
         key = "".join(words(text))
         if len(key) >= SHORTEST and key in glued:
             candidates.setdefault(text, what)
-    parts = _PartIndex([text for what, text in texts if what != "the subject"])
-    found = []
-    for seq, memory_id, reason in kept:
-        folded, said = fold(reason), words(reason)
-        if any(_spelled(text, folded, said, shortest=SHORTEST) for text in candidates) or \
-                parts.quoted_in(folded, said):
-            found.append((seq, memory_id))
+    quotes = _Quotes(list(candidates), [text for what, text in texts if what != "the subject"])
+    found = [(seq, memory_id) for seq, memory_id, reason in kept if quotes.by(reason)]
     if found:
         named = ", ".join(f"seq {seq} ({memory_id})" for seq, memory_id in found[:8])
         more = f" and {len(found) - 8} more" if len(found) > 8 else ""
@@ -430,16 +425,19 @@ def _check_kept_reasons(store: Store, request: Request, texts: list[tuple[str, s
 _DOMAIN = re.compile(r"(?<=[\w.+-])@[\w.-]+")
 
 
-class _PartIndex:
-    """The erased texts, to ask of many kept reasons whether one quotes part of them as the
-    erasure's own reason may not (_quotes_part, _quotes_mailbox: helper-68, "both bounced:
-    ZQXJ-phone-5550100" of "call ZQXJ-phone-5550100 after 6pm" was kept in another entry's
-    event). A reason is asked about the texts that share two words in a row, a marked word or
-    an address's name with it, found by lookups: linear in the reasons' words. An address's
-    domain is no part of it here ("example.org" is in the addresses of many people)."""
+class _Quotes:
+    """What an erasure takes, to ask of many texts it keeps (other entries' reasons, the names
+    of the reports it deletes) whether one quotes it: a `whole` text however its separators are
+    spelled (_spelled), or part of one of `parts` as the erasure's own reason may not
+    (_quotes_part, _quotes_mailbox: helper-68, "both bounced: ZQXJ-phone-5550100" of "call
+    ZQXJ-phone-5550100 after 6pm" was kept in another entry's event). A text is asked about the
+    parts that share two words in a row, a marked word or an address's name with it, found by
+    lookups: linear in its words. An address's domain is no part of a text here
+    ("example.org" is in the addresses of many people)."""
 
-    def __init__(self, texts: list[str]):
-        self.texts = [(text, words(_DOMAIN.sub(" ", text))) for text in texts]
+    def __init__(self, whole: list[str], parts: list[str]):
+        self.whole = whole
+        self.texts = [(text, words(_DOMAIN.sub(" ", text))) for text in parts]
         self.pairs: dict[tuple[str, str], set[int]] = {}
         self.marked: dict[str, set[int]] = {}
         self.boxes: dict[str, set[int]] = {}
@@ -456,8 +454,13 @@ class _PartIndex:
                 for name in _mailbox_names(fold(text)):
                     self.boxes.setdefault(name, set()).add(n)
 
-    def quoted_in(self, folded: str, said: list[str]) -> bool:
-        """Whether a reason (folded, and its words) quotes part of an erased text."""
+    def by(self, text: str) -> bool:
+        """Whether `text` quotes what is erased, whole or in part."""
+        folded, said = fold(text), words(text)
+        return any(_spelled(whole, folded, said, shortest=SHORTEST) for whole in self.whole) \
+            or self._part_in(folded, said)
+
+    def _part_in(self, folded: str, said: list[str]) -> bool:
         asked: set[int] = set()
         for pair in zip(said, said[1:]):
             asked |= self.pairs.get(pair, set())
@@ -598,14 +601,8 @@ def _report_names(names: list[str], texts: list[tuple[str, str]], request: Reque
     whole = [text for what, text in texts if what not in NAMES]
     if request.subject:
         whole.append(request.subject)
-    parts = _PartIndex([text for what, text in texts if what not in WHOLE_ONLY])
-    named = []
-    for name in names:
-        folded, said = fold(name), words(name)
-        quotes = any(_spelled(text, folded, said, shortest=SHORTEST) for text in whole) or \
-            parts.quoted_in(folded, said)
-        named.append(QUOTING_NAME if quotes else name)
-    return named
+    quotes = _Quotes(whole, [text for what, text in texts if what not in WHOLE_ONLY])
+    return [QUOTING_NAME if quotes.by(name) else name for name in names]
 
 
 def _can_drop_residue(paths) -> None:

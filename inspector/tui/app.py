@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -26,7 +25,7 @@ from ..store.logfile import StorePaths, exposure_warning
 from .commands import InspectorCommands
 from .keymap import load_config
 from .keyroute import EscapeBurst, note_handed, rerouted
-from .live import log_change, log_identity
+from .live import log_change, log_identity, rolled_back, shorter_at
 from .modals.dialog import Pending, TypeAhead
 from .modals.erase import EraseModal
 from .modals.help import HelpScreen
@@ -36,7 +35,6 @@ from .session import Session, apply_action, plan_action
 from .spec import Status
 
 LIVE_POLL_S = 0.1          # an os.stat of the log: another process's append is seen within 0.1 s
-_SAID_SEQ = re.compile(r"^(?:rolled back|truncated) to seq (\d+)")
 REWRITE_SETTLE_S = 0.3     # a log that went back is judged again after this (a rewrite finishing)
 IGNORED = ("Keys typed while the last action was written were ignored: type them again if you "
            "meant them.")
@@ -279,9 +277,9 @@ class InspectorApp(App):
                 # Still shorter than the log seen, but by how much is what was loaded now: a
                 # log rewritten in place, judged while still empty (a slow writer), kept saying
                 # "rolled back to seq 0" over the 13 events loaded after (CI, stop 59).
-                said = _SAID_SEQ.search(problem or self.status.log_problem or "")
-                if said is not None and int(said.group(1)) != store.state.seq:
-                    regrown = f"rolled back to seq {store.state.seq} (had seen {went[0]})"
+                said = shorter_at(problem or self.status.log_problem)
+                if said is not None and said != store.state.seq:
+                    regrown = rolled_back(store.state.seq, went[0])
         except Exception as error:        # never a crash: the header says what is wrong
             self.call_from_thread(self.set_status, live_error=render_message(str(error)))
             return

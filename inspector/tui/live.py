@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Callable
 
 
@@ -28,7 +29,20 @@ def log_change(log: os.PathLike, seen_seq: int, seen_hash: str | None, offset: i
         return f"replaced: seq {count} is not the event loaded (had seen {seen_seq})"
     if torn:
         return f"truncated to seq {count} mid-line (had seen {seen_seq})"
+    return rolled_back(count, seen_seq)
+
+
+def rolled_back(count: int, seen_seq: int) -> str:
     return f"rolled back to seq {count} (had seen {seen_seq})"
+
+
+_SHORTER = re.compile(r"^(?:rolled back|truncated) to seq (\d+)")
+
+
+def shorter_at(problem: str | None) -> int | None:
+    """The seq a "rolled back" or "truncated" problem (log_change's) says the log ends at."""
+    found = _SHORTER.match(problem or "")
+    return int(found.group(1)) if found else None
 
 
 def _scan(log: os.PathLike, seen_seq: int) -> tuple[int, bool, str | None, str | None]:

@@ -1392,6 +1392,15 @@ def time_store(root: Path) -> Path:
                               for n, (i, t) in enumerate(at.items(), 1)])
 
 
+async def observed_frequencies(pilot, beliefs, *first: str):
+    """`first` keys, then F on time_store's OBSERVED column: its frequency list, three values."""
+    column = next(c for c in beliefs.columns if c.key == "observed_at")
+    await pilot.press(*first, *["right"] * beliefs.columns.index(column), "F")
+    await until(pilot, is_screen(pilot.app, "FrequencyModal"), what="the frequency list")
+    await wait_rows(pilot, "#frequencies", 3)
+    return pilot.app.screen
+
+
 def test_a_marked_row_a_narrowing_hides_is_counted_as_hidden_in_the_plan(tmp_path):
     """Mark T1, narrow the table to 11:30 (T4, T5), quarantine: the plan acts on T1 and says
     it is hidden by the filter (helper-67 #7: a Beliefs filter said so, a narrowing did not)."""
@@ -1404,10 +1413,7 @@ def test_a_marked_row_a_narrowing_hides_is_counted_as_hidden_in_the_plan(tmp_pat
             await wait_rows(pilot, "#beliefs", 6)
             beliefs = table(app, "#beliefs")
             first = beliefs.row_at(0)["memory_id"]
-            column = next(c for c in beliefs.columns if c.key == "observed_at")
-            await pilot.press("space", *["right"] * beliefs.columns.index(column), "F")
-            await until(pilot, is_screen(app, "FrequencyModal"), what="the frequency list")
-            await wait_rows(pilot, "#frequencies", 3)
+            await observed_frequencies(pilot, beliefs, "space")
             await pilot.press("down", "enter")                     # 03-01 11:30: T4, T5
             await until(pilot, lambda: name_of(app) == "BeliefsScreen" and beliefs.row_count == 2
                         and beliefs.row_at(1) is not None, what="the narrowing")
@@ -1435,10 +1441,7 @@ def test_the_frequency_list_shows_times_as_the_table_and_enter_narrows_to_exactl
             assert cells == {"T1": "03-01 10:00", "T2": "03-01 10:00", "T3": "03-01 10:00",
                              "T4": "03-01 11:30", "T5": "03-01 11:30", "T6": "02-27 08:15"}
             assert "OBSERVED 2026" in screen_text(app)
-            await pilot.press(*["right"] * beliefs.columns.index(column), "F")
-            await until(pilot, is_screen(app, "FrequencyModal"), what="the frequency list")
-            modal = app.screen
-            await wait_rows(pilot, "#frequencies", 3)
+            modal = await observed_frequencies(pilot, beliefs)
             listed = table(app, "#frequencies")
             shown = [(listed.row_at(i)["n"], listed.row_at(i)["value"].plain) for i in range(3)]
             assert shown == [(3, "03-01 10:00"), (2, "03-01 11:30"), (1, "02-27 08:15")]

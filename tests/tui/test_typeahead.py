@@ -13,7 +13,7 @@ from textual.widgets import Button
 
 from storegen import entry, write_store
 from test_console import (WIDE, append, erase_dialog, erasure_preview, held, is_screen, name_of,
-                          notices, review_store, statics, table, wait_rows)
+                          notices, review_store, state_of, statics, table, wait_rows)
 from tuikit import events, loaded, make_app, private_copy, ready, run, run_within, settle, until
 from inspector.store.append import event_draft
 from inspector.tui.app import IGNORED
@@ -689,19 +689,25 @@ def test_keys_after_an_escape_read_while_the_dialog_is_not_ready_keep_their_orde
     assert [e["op"] for e in events(root)] == ["write"]
 
 
+async def on_the_last_row(pilot):
+    """Beliefs loaded, the cursor on its last row: the table and that row's entry."""
+    beliefs = await beliefs_ready(pilot)
+    await pilot.press("G")
+    return beliefs, beliefs.row_at(beliefs.row_count - 1)["memory_id"]
+
+
 def test_an_action_key_in_the_burst_of_a_jump_acts_on_the_entry_jumped_to(tmp_path):
     """enter on a lineage node and Q in one burst: Q acts on the node jumped to, which the
     pane then shows, not on the entry the pane showed before the enter (helper-67 #1: the
-    jump was a posted message, which the screen heard after the Q)."""
+    jump was a posted message, which the screen heard after the Q, and the quarantine written
+    was of M7 alone)."""
     store = private_copy("branch-contamination", tmp_path / "s")
 
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            beliefs = await beliefs_ready(pilot)
-            await pilot.press("G")
+            beliefs, last = await on_the_last_row(pilot)
             pane = app.screen.query_one(DetailPane)
-            last = beliefs.row_at(beliefs.row_count - 1)["memory_id"]
             await until(pilot, lambda: pane.detail is not None and pane.detail.memory_id == last
                         and pane.detail.lineage_loaded, what="the last row's detail")
             await pilot.press("l", "j", "j")
@@ -709,10 +715,16 @@ def test_an_action_key_in_the_burst_of_a_jump_acts_on_the_entry_jumped_to(tmp_pa
             await settle(pilot)
             burst(app, "enter", "Q")
             await until(pilot, is_screen(app, "PlanModal"), what="the plan")
-            return last, node, app.screen.plan.request.ids
+            ids = app.screen.plan.request.ids
+            await pilot.press(*"r1", "enter")
+            await until(pilot, lambda: not app.pending_write and len(events(store)) > 12,
+                        what="the quarantine written")
+            return last, node, ids
     last, node, ids = run(main())
     assert node is not None and node != last
     assert ids == (node,)
+    quarantine = [e for e in events(store) if e["op"] == "quarantine"]
+    assert quarantine[0]["memory_id"] == node and state_of(store, node)["status"] == "quarantined"
 
 
 def test_an_action_key_typed_before_the_filter_shows_its_rows_waits_for_them(tmp_path):
@@ -720,13 +732,12 @@ def test_an_action_key_typed_before_the_filter_shows_its_rows_waits_for_them(tmp
     on screen, and acted on the row the cursor had been on, which the filter hides (helper-67
     #2). Now it writes nothing and says why; Q once the rows are shown acts on M10."""
     store = private_copy("branch-contamination", tmp_path / "s")
+    log = (store / "events.jsonl").read_bytes()
 
     async def main():
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
-            beliefs = await beliefs_ready(pilot)
-            await pilot.press("G")
-            last = beliefs.row_at(beliefs.row_count - 1)["memory_id"]
+            beliefs, last = await on_the_last_row(pilot)
             burst(app, "slash", "M", "1", "0", "escape", "Q")
             await until(pilot, lambda: any("still being applied" in n for n in notices(app)),
                         what="the notice")
@@ -734,8 +745,9 @@ def test_an_action_key_typed_before_the_filter_shows_its_rows_waits_for_them(tmp
             await until(pilot, lambda: beliefs.row_count == 1 and beliefs.row_at(0) is not None,
                         what="the filtered row")
             await settle(pilot)
+            unchanged = (store / "events.jsonl").read_bytes() == log
             await pilot.press("Q")
             await until(pilot, is_screen(app, "PlanModal"), what="the plan")
-            return last, refused, app.screen.plan.request.ids
-    last, refused, ids = run(main())
-    assert last == "M7" and refused and ids == ("M10",)
+            return last, refused, unchanged, app.screen.plan.request.ids
+    last, refused, unchanged, ids = run(main())
+    assert last == "M7" and refused and unchanged and ids == ("M10",)

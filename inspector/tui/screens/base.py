@@ -243,10 +243,6 @@ class InspectorScreen(Screen):
         if pane.expected == memory_id:
             pane.clear(f"{render(memory_id, one_line=True)} is not in the loaded store.")
 
-    @on(DetailPane.Jump)
-    def _jump(self, event: DetailPane.Jump) -> None:
-        self.jump_to(event.memory_id)
-
     def jump_to(self, memory_id: str) -> None:
         """A jump from the pane (enter on a rival or a lineage node), taken at once (the pane
         calls it): remembered for back, and the pane pointed at the entry."""

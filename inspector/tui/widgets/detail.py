@@ -4,7 +4,7 @@ what it rests on (as a tree) and what rests on it.
 It is one line-rendering widget: showing another entry replaces its lines and repaints it,
 without laying out the screen again (a pane of many widgets cost ~60 ms of layout per
 cursor move). Rival, lineage and dependent lines are jump targets: with the pane focused,
-up/down move among them and enter jumps (posts Jump).
+up/down move among them and enter jumps (the screen's jump_to).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -55,7 +54,8 @@ def entry_label(memory_id: str, row: dict | None, note: str = "") -> Text:
 
 
 class DetailPane(ScrollView, can_focus=True):
-    """Shows a Detail as lines; posts Jump when the operator picks a rival or a lineage node."""
+    """Shows a Detail as lines; calls its screen's jump_to when the operator picks a rival or a
+    lineage node."""
 
     BINDINGS = [Binding("up,k", "select(-1)", "previous", show=False),
                 Binding("down,j", "select(1)", "next", show=False),
@@ -66,11 +66,6 @@ class DetailPane(ScrollView, can_focus=True):
     DetailPane > .detail-pane--selected { background: $accent 40%; }
     DetailPane:focus > .detail-pane--selected { background: $accent; }
     """
-
-    class Jump(Message):
-        def __init__(self, memory_id: str) -> None:
-            super().__init__()
-            self.memory_id = memory_id
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -401,17 +396,13 @@ class DetailPane(ScrollView, can_focus=True):
         self.refresh()
 
     def action_jump(self) -> None:
-        """The screen takes the jump now, when it has jump_to, not when a posted message
-        reaches it: an action key typed in the same burst as the enter ("enter Q") is read
-        before such a message, and acted on the entry jumped away from (helper-67)."""
+        """The screen takes the jump now (every screen that shows a pane has jump_to), not when
+        a posted message reaches it: an action key typed in the same burst as the enter
+        ("enter Q") was read before such a message, and acted on the entry jumped away from
+        (helper-67)."""
         if self._selected is None or not self._blocks[self._selected][1]:
             return
-        target = self._blocks[self._selected][1]
-        jump_to = getattr(self.screen, "jump_to", None)
-        if jump_to is not None:
-            jump_to(target)
-        else:
-            self.post_message(self.Jump(target))
+        self.screen.jump_to(self._blocks[self._selected][1])
 
     def selected_target(self) -> str | None:
         return self._blocks[self._selected][1] if self._selected is not None else None
