@@ -314,8 +314,22 @@ FROM tui_order o JOIN query_table($table) r ON r.vpos = o.src
 WHERE o.screen = $screen AND o.vpos BETWEEN $first AND $last ORDER BY o.vpos
 
 -- name: tui_widest
--- The widest value of a column, in characters (an id column is as wide as this: never cut).
-SELECT max(length(struct_extract(r, $field)::VARCHAR)) FROM query_table($table) r
+-- The widest value of a column (an id column is as wide as this: never cut), in characters,
+-- among the values drawn as written, one cell a character: printable ASCII, no backslash, no
+-- space at either end. The others (escapes, wide characters) are measured as drawn, in Python
+-- (tui_widest_drawn): `M9` + a zero-width space is 2 characters and 8 cells (`M9\u200b`).
+SELECT max(length(v)) FROM (SELECT struct_extract(r, $field)::VARCHAR AS v FROM query_table($table) r)
+WHERE regexp_full_match(v, '([!-\[\]-~]([ -\[\]-~]*[!-\[\]-~])?)')
+
+-- name: tui_widest_drawn
+-- The longest distinct values of a column that are not drawn as written (tui_widest), to be
+-- measured as drawn; $n of them at most.
+SELECT v FROM (
+    SELECT DISTINCT struct_extract(r, $field)::VARCHAR AS v FROM query_table($table) r
+)
+WHERE v IS NOT NULL AND NOT regexp_full_match(v, '([!-\[\]-~]([ -\[\]-~]*[!-\[\]-~])?)')
+ORDER BY length(v) DESC, v
+LIMIT $n
 
 -- name: tui_time_span
 -- What the rows of a time column differ in: how many years (and the first), any seconds.

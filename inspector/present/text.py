@@ -81,6 +81,10 @@ DANGEROUS: Final = (
     r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U0001f3fb-\U0001f3ff"
     r"\U000e0000-\U000e007f\U000e0100-\U000e01ef"
 )
+# One-line text (a table cell, an id, a name) also escapes the blanks that look like a space or
+# like nothing, and spaces it begins or ends with (`\x20`): `H1 `, `H1` + NBSP and `H1` + a braille
+# blank were all drawn `H1`, and an operator who copied one acted on another (helper-72).
+BLANKS: Final = r"\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800"
 _SHORT_ESCAPES: Final = {"\n": "\\n", "\t": "\\t", "\\": "\\\\"}
 _SHORT_UNESCAPES: Final = {"n": "\n", "t": "\t", "\\": "\\"}
 
@@ -92,12 +96,15 @@ class _Grammar(NamedTuple):
 
 
 def _grammar(one_line: bool, unwritable: str = "") -> _Grammar:
-    dangerous = DANGEROUS + unwritable + (r"\t\n" if one_line else "")
+    dangerous = DANGEROUS + unwritable + (r"\t\n" + BLANKS if one_line else "")
     letters = "xunt" if one_line else "xu"
     short = "|[nt]" if one_line else ""
+    # One line: the spaces it begins or ends with are escaped too (a backslash before them is
+    # doubled, as before any escape).
+    edges, before_edge = (r"|^ +| +\Z", r"| +\Z") if one_line else ("", "")
     return _Grammar(
-        needs_work=re.compile(rf"[\\{dangerous}]"),
-        token=re.compile(rf"\\(?=[\\{letters}{dangerous}])|[{dangerous}]"),
+        needs_work=re.compile(rf"[\\{dangerous}]{edges}"),
+        token=re.compile(rf"\\(?=[\\{letters}{dangerous}]{before_edge})|[{dangerous}]{edges}"),
         escape=re.compile(rf"\\(?:\\|x[0-9a-f]{{2}}|u(?:[0-9a-f]{{4}}|\{{[0-9a-f]{{5,6}}\}}){short})"),
     )
 
@@ -146,6 +153,8 @@ def _grammar_of(s: str, one_line: bool) -> _Grammar:
 
 
 def _escape(char: str) -> str:
+    if len(char) > 1:               # the spaces a one-line text begins or ends with
+        return "".join(map(_escape, char))
     short = _SHORT_ESCAPES.get(char)
     if short is not None:
         return short

@@ -6,6 +6,8 @@ data the report shows is collected in `mentions` (erasure deletes the report wit
 
 from __future__ import annotations
 
+import shlex
+
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -78,11 +80,13 @@ class Incident:
         return sum(self.severity_counts.values()) - len(self.findings)
 
     def scan_command(self) -> str:
-        return f"inspector scan {self.store} --json"
+        """The command that lists every finding; the store's path quoted for a shell (a report
+        shows it as untrusted text: a path may hold anything, helper-73)."""
+        return f"inspector scan {shlex.quote(str(self.store))} --json"
 
     def diff_command(self) -> str:
         since = f" --from {format_time(self.since)}" if self.since else ""
-        return f"inspector diff {self.store}{since} --to {format_time(self.until)} --json"
+        return f"inspector diff {shlex.quote(str(self.store))}{since} --to {format_time(self.until)} --json"
 
 
 def gather(store: Store, since: datetime | None, until: datetime, now: datetime) -> Incident:

@@ -100,7 +100,7 @@ def _changes(inc: Incident) -> list[str]:
                    "causes (seq order)"], rows)
     if inc.more_changes:
         out += ["", f"{inc.more_changes} more changes are not listed here: "
-                    f"`{inc.diff_command()}` lists them all."]
+                    f"{md(inc.diff_command())} lists them all."]
     return out
 
 
@@ -122,7 +122,7 @@ def _findings(inc: Incident) -> list[str]:
                               for f in inc.findings])
     if inc.more_findings:
         out += ["", f"{inc.more_findings} more findings are not listed here: "
-                    f"`{inc.scan_command()}` lists them all."]
+                    f"{md(inc.scan_command())} lists them all."]
     return out
 
 

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 
 from . import jsonsafe
 from . import detect, gate, reports
+from .gate import fold
 from .actions import Request, check_reason, unchanged
 from .append import LogWriter, event_draft
 from .audit import is_redacted
 from .commits import Written, record, uninterrupted
 from .chain import canonical, line_bytes, seal_after, sha256_hex
-from .detect.text import normalize
 from .files import _hook, failure, fsync_dir, replace_file, write_new
 from .errors import BadInput, Refused, WriteFailed
 from .load import Store
@@ -172,7 +172,8 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
         kind = rows[i][2] if isinstance(rows[i][2], str) else "unknown"   # a malformed entry
         counts[kind] = counts.get(kind, 0) + 1
     salt = secrets.token_hex(16) if request.subject is not None else None
-    found = [str(p.relative_to(store.paths.root)) for p in reports.mentioning(store.paths, erased)]
+    found = [str(p.relative_to(store.paths.root)) for p in reports.mentioning(
+        store.paths, erased, [request.subject] if request.subject else ())]
     return ErasurePlan(action, request, erased, retained, seqs, counts, store.head, salt,
                        reports=found, reports_named=_report_names(found, texts, request),
                        personal_ids=[i for i in erased if detect.pii_named_in(i)],
@@ -223,12 +224,6 @@ NOT_TEXT = frozenset({"id", "kind", "layer", "status", "retention", "sensitivity
 FIELD_NAMES = {"value": "a value", "context": "a context", "tags": "a tag", "entity": "an entity",
                "attribute": "an attribute", "subject": "a subject", "scope": "a scope",
                "source": "a source"}
-
-
-def fold(text: str) -> str:
-    """The form a reason and an erased text are compared in: NFKC, case folded, invisible
-    format characters (zero-width, bidi controls, tags) removed, runs of spaces made one."""
-    return " ".join(normalize(normalize(text).casefold()).split())
 
 
 _WORD = re.compile(r"[^\W_]+")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from . import detect, policy
 from .detect.batch import Judged
 from .chain import sha256_hex
+from .detect.text import normalize
 from .model import principal, segments
 
 RULE = "rule_from_untrusted_source"
@@ -26,6 +27,20 @@ def subject_digest(salt: str, subject: str) -> str:
     return sha256_hex((salt + "\n" + subject).encode("utf-8"))
 
 
+# Characters drawn as nothing (the Hangul fillers, the Khmer inherent vowels, the Mongolian
+# variation selectors) or as a blank (the braille blank) that NFKC keeps: a name that holds one
+# is the name spelled otherwise (helper-72: `user:7` + U+2800 was neither erased nor named).
+_DRAWN_AS_NOTHING = {c: None for c in (0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D,
+                                       0x180F, 0x3164, 0xFFA0)} | {0x2800: " "}
+
+
+def fold(text: str) -> str:
+    """The form names, reasons and erased texts are compared in: NFKC, case folded, invisible
+    characters (zero-width, bidi controls, tags, fillers) removed, blanks and runs of spaces
+    made one space, none at the ends."""
+    return " ".join(normalize(normalize(text.translate(_DRAWN_AS_NOTHING)).casefold()).split())
+
+
 @dataclass
 class Suppression:
     """Salted digests of erased subjects (rebuilt from the log's erase events)."""
@@ -33,7 +48,11 @@ class Suppression:
     digests: set[tuple[str, str]] = field(default_factory=set)   # (salt, digest)
 
     def matches(self, entry: dict) -> bool:
+        """Whether the entry names an erased subject, as written or spelled otherwise: each name
+        is also tried folded (`fold`), so `USER:7` and `user:7` + a zero-width space match an
+        erased `user:7` (helper-72: only the exact spelling was held)."""
         names = identifiers(entry)
+        names |= {fold(name) for name in names}
         return any(subject_digest(salt, name) == digest
                    for salt, digest in self.digests for name in names)
 

@@ -19,6 +19,7 @@ import fcntl
 import html
 import json
 import os
+import re
 import secrets
 import stat
 from contextlib import contextmanager
@@ -131,31 +132,48 @@ def in_reach(paths: StorePaths, path: Path) -> bool:
     return True
 
 
-def mentioning(paths: StorePaths, ids) -> list[Path]:
+def mentioning(paths: StorePaths, ids, names=()) -> list[Path]:
     """The regular files under <store>/reports/ (links neither followed nor returned) that
-    mention any of `ids`, sorted. BadInput when reports/ itself is a link."""
-    wanted = set(ids)
+    mention any of `ids`, or whose text holds any of `names` (an erased data subject) as a
+    report writes it, sorted. BadInput when reports/ itself is a link.
+    A name is looked for in the text, whatever the manifest lists: a report shows names of
+    entries it does not list (the scope of a belief change is a context, which the erased
+    entries' scope may be while the beliefs shown are another entry's: helper-73)."""
+    wanted, texts = set(ids), {form for name in names if name for form in _name_forms(name)}
     root = reports_dir(paths)
     refuse_link(root, directory=True)
-    if not wanted or not root.is_dir():
+    if not (wanted or texts) or not root.is_dir():
         return []
     found = []
-    for folder, dirs, names in os.walk(root, followlinks=False):
-        for name in names:
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        for name in files:
             path = Path(folder) / name
-            if stat.S_ISREG(os.lstat(path).st_mode) and _mentions(path, wanted):
+            if stat.S_ISREG(os.lstat(path).st_mode) and _mentions(path, wanted, texts):
                 found.append(path)
     return sorted(found)
 
 
-def _mentions(path: Path, wanted: set[str]) -> bool:
+def _mentions(path: Path, wanted: set[str], texts: set[bytes]) -> bool:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     with os.fdopen(fd, "rb") as handle:
         data = handle.read()
+    if any(form in data for form in texts):
+        return True
     listed = _manifest(data)
     if listed is not None:
         return not wanted.isdisjoint(listed)
     return any(form in data for i in wanted for form in _forms(i))
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~!#])")
+
+
+def _name_forms(name: str) -> set[bytes]:
+    """A name as the reports write it: as it is, HTML-escaped, and as Markdown text (HTML-
+    escaped, its Markdown signs behind a backslash: report/markdown.md)."""
+    escaped = html.escape(name, quote=True)
+    return {name.encode(), escaped.encode(),
+            _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(name, quote=False)).encode()}
 
 
 def _manifest(data: bytes) -> set[str] | None:

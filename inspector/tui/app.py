@@ -59,7 +59,9 @@ class InspectorApp(App):
         Binding(ACTIONS["revert"].key, "revert_last", "revert the last batch applied since the "
                 "inspector opened (its plan first)", show=False, id=ACTIONS["revert"].binding_id),
         Binding("q", "quit_key", "quit", show=False, id="app.quit_q"),
-        Binding("ctrl+q", "quit", "quit", show=False, id="app.quit")]
+        # priority: a dialog (a modal screen) hides the app's other bindings, and ctrl+q quits
+        # everywhere (helper-72: it did nothing while a dialog or the help was open)
+        Binding("ctrl+q", "quit", "quit", show=False, id="app.quit", priority=True)]
 
     status: reactive[Status] = reactive(Status, always_update=True)
 
@@ -84,8 +86,16 @@ class InspectorApp(App):
         self._escape_burst = EscapeBurst()
 
     def on_mount(self) -> None:
-        if self.config.get("theme"):
-            self.theme = self.config["theme"]
+        theme = self.config.get("theme")
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        elif theme:
+            # A broken configuration never keeps a store from opening (helper-73: an unknown
+            # theme ended the TUI with a traceback).
+            self.notify(render_message(f"The configuration's theme {theme!r} is not one of "
+                                       f"this inspector's ({', '.join(sorted(self.available_themes))})"
+                                       ": the default is used."),
+                        severity="warning", timeout=15, markup=False)
         self.set_keymap(self.config.get("keys", {}))
         self.set_status(path=str(self.session.path), scope=self.session.scope,
                         read_only=self.session.read_only, loading="loading the store …",
@@ -208,7 +218,11 @@ class InspectorApp(App):
         self.call_from_thread(self.set_interval, LIVE_POLL_S, self._poll)
         self.verify_chain()
 
-    def _after_change(self) -> None:
+    # Whether the last change the screens reload for was another process's (a live take).
+    outside_change = False
+
+    def _after_change(self, outside: bool = False) -> None:
+        self.outside_change = outside
         self.generation += 1
         self.screen.refresh_bindings()
         self._update_counts()
@@ -294,12 +308,12 @@ class InspectorApp(App):
             self.call_from_thread(self.set_status, live_error=None)
         if problem:
             self.session.rebuild_view()
-            self.call_from_thread(self._after_change)
+            self.call_from_thread(self._after_change, True)
         elif added:
             self.session.take_appended()
             self._live_at = time.monotonic()
             self.call_from_thread(self.set_status, live_recent=True)
-            self.call_from_thread(self._after_change)
+            self.call_from_thread(self._after_change, True)
 
     def rebuild_view(self) -> None:
         self._rebuild()

@@ -17,12 +17,20 @@ import sys
 import tomllib
 from pathlib import Path
 
+from ..present.text import render_message
+
 
 def config_path() -> Path:
     if os.environ.get("INSPECTOR_CONFIG"):
         return Path(os.environ["INSPECTOR_CONFIG"])
     base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
     return Path(base) / "inspector" / "config.toml"
+
+
+def _warn(message: str) -> None:
+    """A warning on stderr, its untrusted parts (the path, the parser's words) escaped: a path
+    holding ESC ] 52 wrote to the terminal's clipboard (helper-73)."""
+    print("warning: " + render_message(message), file=sys.stderr)
 
 
 def load_config(path: Path | None = None) -> dict:
@@ -33,16 +41,15 @@ def load_config(path: Path | None = None) -> dict:
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        print(f"warning: {path}: ignored ({exc})", file=sys.stderr)
+        _warn(f"{path}: ignored ({exc})")
         return {}
     except RecursionError:
-        print(f"warning: {path}: ignored (nested too deeply to be a configuration)", file=sys.stderr)
+        _warn(f"{path}: ignored (nested too deeply to be a configuration)")
         return {}
     keys = data.get("keys", {})
     if not isinstance(keys, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                              for k, v in keys.items()):
-        print(f"warning: {path}: [keys] must map binding ids to key strings; keys ignored",
-              file=sys.stderr)
+        _warn(f"{path}: [keys] must map binding ids to key strings; keys ignored")
         keys = {}
     theme = data.get("theme") if isinstance(data.get("theme"), str) else None
     return {"theme": theme, "keys": keys}

@@ -9,7 +9,10 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from rich.cells import cell_len
+
 from ..present.mask import is_secret, mask_value
+from ..present.text import safe
 from ..store.queries import sql
 from .widgets.columns import Column, Measures, TimeSpan
 
@@ -85,9 +88,7 @@ class TableSource:
                         "table": self.table, "field": column.key}).fetchone()
                     out.times[column.key] = TimeSpan((first,) if years == 1 else (), bool(seconds))
                 elif column.keep or column.measure:
-                    widest = cur.execute(sql("tui_widest"), {"table": self.table,
-                                                             "field": column.key}).fetchone()[0]
-                    out.widths[column.key] = widest or 0
+                    out.widths[column.key] = _widest(cur, self.table, column)
         return out
 
     def present(self, field: str, keys: list[str]) -> set[str]:
@@ -109,6 +110,27 @@ class TableSource:
             for row in rows:
                 row["shown"] = _masked_text(row["value"], row.get("secret"))
         return rows
+
+
+# The longest values not drawn as written that a column's width is measured on (tui_widest_drawn):
+# a longer one is no wider than this many cells a character (a wide character's two).
+DRAWN_MEASURED = 2000
+WIDE_CELLS = 2
+
+
+def _widest(cur, table: str, column: Column) -> int:
+    """The cells the widest value of `column` takes as drawn: an escape takes more cells than
+    the character it shows, a wide character two (helper-72: ids cut to `M1…` because the
+    column was as wide as the longest id in characters)."""
+    args = {"table": table, "field": column.key}
+    widest = cur.execute(sql("tui_widest"), args).fetchone()[0] or 0
+    drawn = [v for (v,) in cur.execute(sql("tui_widest_drawn"), {**args, "n": DRAWN_MEASURED}).fetchall()]
+    draw = column.render or (lambda v: safe(v, one_line=True))
+    for value in drawn:
+        widest = max(widest, cell_len(draw(value).plain))
+    if len(drawn) == DRAWN_MEASURED:
+        widest = max(widest, WIDE_CELLS * len(drawn[-1]))
+    return widest
 
 
 def _masked_text(text: str | None, flagged: bool | None) -> str | None:
@@ -152,9 +174,13 @@ class ListSource:
         return self.rows[first:last + 1]
 
     def measure(self, columns: list[Column]) -> Measures:
-        """The widest value of each kept or measured column (as text)."""
-        return Measures(widths={c.key: max((len(_text_of(r.get(c.key)) or "") for r in self.all),
-                                           default=0)
+        """The widest value of each kept or measured column, in cells as drawn."""
+        def drawn(column: Column, value: Any) -> int:
+            if value is None:
+                return 0
+            text = column.render(value) if column.render else safe(_text_of(value), one_line=True)
+            return cell_len(text.plain)
+        return Measures(widths={c.key: max((drawn(c, r.get(c.key)) for r in self.all), default=0)
                                 for c in columns if c.keep or c.measure})
 
     def present(self, field: str, keys: list[str]) -> set[str]:

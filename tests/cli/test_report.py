@@ -148,6 +148,22 @@ def test_markdown_escapes_what_a_viewer_would_act_on(store):
     assert "  O1  e · a  [observation · active · tool:t]  (source)" in text
 
 
+def test_the_commands_a_markdown_report_names_cannot_carry_markup_from_the_store_path(tmp_path):
+    """"N more findings … `inspector scan STORE --json`": the store's path went into a code span
+    raw, so a path holding a backtick closed it and `<img onerror=…>`, a newline or ESC reached
+    the viewer (helper-73). The command is escaped text now, its path quoted for a shell."""
+    from datetime import datetime, timezone
+    from inspector.report import incident, markdown
+    inc = incident.Incident.__new__(incident.Incident)
+    inc.store = Path("/tmp/x`<img src=x onerror=alert(1)>`\n\n<script>\x1b[2J")
+    inc.since, inc.until = None, datetime(2025, 3, 1, tzinfo=timezone.utc)
+    inc.severity_counts, inc.rule_counts, inc.findings = {"high": 210}, {}, []
+    text = "\n".join(markdown._findings(inc))
+    assert not re.search(r"(?<!\\)`", text) and "<" not in text and "\x1b" not in text
+    assert ("210 more findings are not listed here: inspector scan '/tmp/x\\`&lt;img src=x "
+            "onerror=alert(1)&gt;\\`\\\\n\\\\n&lt;script&gt;\\\\x1b\\[2J' --json lists them all.") in text
+
+
 def test_no_bare_link_reaches_a_markdown_viewer():
     """GFM links a URL, `www.` and a host, and an e-mail address by itself (helper-58, stop 54);
     a backslash stops none of the latter: each is a code span."""
@@ -286,6 +302,31 @@ def test_erasure_deletes_the_reports_that_mention_its_subject(tmp_path):
     assert not any(b"Oslo" in p.read_bytes() for p in store.rglob("*") if p.is_file())
     certificate = result.json["certificate"]
     assert certificate["reports_deleted"] == [f"reports/{about.name}"]
+
+
+@pytest.mark.parametrize("form", ["md", "html"])
+def test_erasure_by_subject_deletes_a_report_that_shows_the_subject_as_a_scope(tmp_path, form):
+    """A belief change is listed per context: E1's scope `customer:sam_baker` was the change's
+    scope while the beliefs shown were G1's, so the manifest listed G1 alone, and the report,
+    the subject in it twice, outlived `erase --subject customer:sam_baker` (helper-73)."""
+    store = build(tmp_path / "s", [
+        (day("01:00:00"), "write", entry("G1", entity="policy", attribute="refund_days", value="30",
+                                         source="system:cfg", authority=5, observed_at=day("01:00:00"))),
+        (day("01:00:01"), "write", entry("E1", entity="policy", attribute="refund_days",
+                                         value="says 90", source="user:sam_baker",
+                                         scope="customer:sam_baker", subject="customer:sam_baker",
+                                         observed_at=day("01:00:00"))),
+        (day("02:00:00"), "write", entry("G1", entity="policy", attribute="refund_days", value="60",
+                                         source="system:cfg", authority=5, observed_at=day("02:00:00")))])
+    path = Path(report(store, "--format", form, "--since", day("01:30:00")).json["path"])
+    assert b"sam" in path.read_bytes() and "E1" not in path.read_text(encoding="utf-8").splitlines()[0]
+    result = inspector("erase", store, "--subject", "customer:sam_baker", "--reason", "DSR-9",
+                       "--operator", "a", "--json")
+    assert result.code == 0, result.stderr
+    assert not path.exists()
+    assert result.json["certificate"]["reports_deleted"] == [f"reports/{path.name}"]
+    assert not any(b"sam_baker" in p.read_bytes() or b"sam\\_baker" in p.read_bytes()
+                   for p in store.rglob("*") if p.is_file() and "certificates" not in p.parts)
 
 
 @pytest.mark.parametrize("name, named", [

@@ -751,3 +751,60 @@ def test_an_action_key_typed_before_the_filter_shows_its_rows_waits_for_them(tmp
             return last, refused, unchanged, app.screen.plan.request.ids
     last, refused, unchanged, ids = run(main())
     assert last == "M7" and refused and unchanged and ids == ("M10",)
+
+
+@pytest.mark.parametrize("keys", [("right_square_bracket", "]"), ("escape", None)])
+def test_an_action_key_typed_before_a_sort_or_an_unnarrowing_shows_its_rows_waits(tmp_path, keys):
+    """`] j a` or (narrowed) `escape j Q` in one burst: the action key was read before the
+    rows in their new order were on screen, and the dialog opened on a row the operator had
+    not seen highlighted (helper-72: R3 instead of R10; M1 and its cascade of 7 instead of
+    M9). Now it writes nothing and says why; pressed again once the rows are shown, it acts
+    on the row highlighted then."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+    log = (store / "events.jsonl").read_bytes()
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            beliefs = await beliefs_ready(pilot)
+            if keys[0] == "escape":
+                beliefs.set_narrow(("source", "tool:shell"))
+                await until(pilot, lambda: beliefs.order_settled and beliefs.row_count == 1,
+                            what="the narrowed rows")
+                await settle(pilot)
+            app.post_message(textual_events.Key(*keys))
+            burst(app, "j", "Q")
+            await until(pilot, lambda: any("being sorted or narrowed" in n for n in notices(app)),
+                        what="the notice")
+            refused = not is_screen(app, "PlanModal")()
+            await until(pilot, lambda: beliefs.order_settled, what="the new order")
+            await settle(pilot)
+            unchanged = (store / "events.jsonl").read_bytes() == log
+            shown = beliefs.row_at(beliefs.cursor_row)["memory_id"]
+            await pilot.press("Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            return refused, unchanged, shown, app.screen.plan.request.ids
+    refused, unchanged, shown, ids = run(main())
+    assert refused and unchanged and ids == (shown,)
+
+
+def test_keys_typed_after_enter_in_the_filter_go_to_the_table(tmp_path):
+    """"/timeout", then enter, j, Q in one burst: the filter became "timeoutjQ" and the table
+    said nothing was believed (helper-72). Enter leaves the filter for the table, and the
+    keys after it move the cursor and open the plan of the row they reach."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            beliefs = await beliefs_ready(pilot)
+            await pilot.press("slash", *"agent")
+            await until(pilot, lambda: beliefs.row_count < 8 and beliefs.row_at(1) is not None,
+                        what="the filtered rows")
+            await settle(pilot)
+            second = beliefs.row_at(1)["memory_id"]
+            burst(app, "enter", "j", "Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            return second, app.screen.plan.request.ids, beliefs.screen.query_one("#filter").value
+    second, ids, typed = run(main())
+    assert typed == "agent" and ids == (second,)

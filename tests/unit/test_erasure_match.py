@@ -248,6 +248,35 @@ def test_the_subject_spelled_otherwise_is_said_and_never_taken_unasked(tmp_path)
     store.close()
 
 
+def test_a_name_with_a_filler_or_a_braille_blank_is_the_subject_spelled_otherwise(tmp_path):
+    """Hangul fillers and the braille blank are drawn as nothing or as a blank, and NFKC keeps
+    them: `user:7` + U+2800 (as subject, entity or a scope segment) was neither erased nor named
+    (helper-72)."""
+    spellings = [("F1", {"subject": "user:7\u3164"}), ("F2", {"subject": "user:7\u115f"}),
+                 ("F3", {"subject": "user:7\uffa0"}), ("F4", {"subject": "user:7\u2800"}),
+                 ("F5", {"subject": "\u2800user:7"}), ("F6", {"entity": "user:7\u2800"}),
+                 ("F7", {"scope": "org:1/user:7\u2800"}), ("F8", {"subject": "user:7\u2800x"}),
+                 ("F9", {"subject": "user:7"})]
+    root = write_store(tmp_path / "f", [("2025-01-01T00:00:00Z", "write", entry(
+        m, **{"entity": "acct", "attribute": f"a{i}", **fields}))
+        for i, (m, fields) in enumerate(spellings)])
+    store = Store(root, warn=False)
+    plan = ACTIONS["erase"].plan(store, Request("erase", "DSR-7", "dana", subject="user:7"))
+    assert (plan.erased, plan.spelled_otherwise) == (["F9"], ["F1", "F2", "F3", "F4", "F5", "F6", "F7"])
+    store.close()
+
+
+def test_a_later_write_naming_the_erased_subject_spelled_otherwise_is_held():
+    """After `user:7` is erased, `USER:7` or `user:7` + a zero-width space or a filler was
+    written as active (helper-72): the gate also tries each name folded."""
+    suppression = gate.Suppression({("s", gate.subject_digest("s", "user:7"))})
+    for name in ("user:7", "USER:7", "user:7\u200b", "user:7\u3164", "\uff55ser:7", " user:7"):
+        assert gate.judge(entry("S", subject=name), suppression).reason == gate.SUPPRESSED, name
+    assert gate.judge(entry("S", entity=f"org:1/USER:7"), suppression).reason == gate.SUPPRESSED
+    for name in ("user:70", "user:7x", "user 7"):
+        assert gate.judge(entry("S", subject=name), suppression) is None, name
+
+
 def test_a_reason_may_name_the_kind_of_data_erased(tmp_path):
     """An attribute, a scope or a source names a kind of data: "remove the home city" is a
     reason; only the exact text ("home_city") is refused."""

@@ -41,3 +41,31 @@ def test_a_remapped_key_reaches_the_app(tmp_path):
             keys = {b.id: b.key for _, b, _, _ in app.screen.active_bindings.values() if b.id}
             return keys.get("act.quarantine")
     assert asyncio.run(run()) == "Q"
+
+
+def test_the_warning_escapes_the_path_and_an_unknown_theme_opens_the_store(tmp_path, capsys):
+    """A config path holding ESC ] 52 wrote to the terminal's clipboard in the warning, and an
+    unknown theme ended the TUI with a traceback (helper-73)."""
+    import asyncio
+
+    from inspector.tui.app import InspectorApp
+    from inspector.tui.session import Session
+    from inspector.samples import copy_sample
+
+    path = tmp_path / "c\x1b]52;c;SGVsbG8=\x07.toml"
+    path.write_text("x = = 1\n")
+    assert load_config(path) == {}
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err and "c\\x1b]52;c;SGVsbG8=\\x07.toml: ignored" in err
+
+    store = copy_sample("branch-contamination")
+    app = InspectorApp(Session(store, operator="alice"), config={"theme": "no-such-theme\x1b[2J"})
+
+    async def run():
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            return app.theme, [n.message for n in app._notifications]
+    theme, notes = asyncio.run(run())
+    assert theme == "textual-dark"
+    assert any(n.startswith("The configuration's theme 'no-such-theme\\x1b[2J' is not one of this "
+                            "inspector's (") for n in notes), notes

@@ -130,10 +130,15 @@ class EraseModal(ActionDialog):
     def confirmation(self, submitted: str | None = None) -> str | None:
         typed = self.query_one("#confirm-text", Input).value
         if typed != self.expected:
-            blanks = typed.strip() == self.expected.strip()
-            self._status(Text("The confirmation does not match: type it exactly" + (
-                f" (the subject begins or ends with blanks, drawn {SPACE_MARK})" if blanks else "")
-                + ".", style="bold red"))
+            hint = ""
+            if typed.strip() == self.expected.strip():
+                # Say whose blanks differ: the subject's, or only what was typed (helper-72:
+                # the message blamed a subject that has none).
+                hint = (f" (the subject begins or ends with blanks, drawn {SPACE_MARK})"
+                        if self.expected != self.expected.strip() else
+                        " (what you typed begins or ends with blanks; the subject does not)")
+            self._status(Text("The confirmation does not match: type it exactly" + hint + ".",
+                              style="bold red"))
             self.focus_now(self.query_one("#confirm-text", Input))
             return None
         return self.reason(submitted)

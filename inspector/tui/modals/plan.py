@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
 from ...present.mask import is_secret, mask_value
-from ...present.text import safe, safe_value as value_text
+from ...present.text import ESCAPE_STYLE, as_str, safe, safe_value as value_text
 from ...store import gate
 from ...store.actions import Plan
 from ..entry_detail import held_why
@@ -69,6 +69,27 @@ def loud_entries(plan: Plan) -> list[tuple[str, str]]:
             for d in plan.drafts if d["body"]["before"].get("held_reason") in LOUD]
 
 
+# Characters of a held instruction's value the approve dialog shows; a longer one keeps its
+# start and its end, each half of this (the table's cell showed its first 80: a long value's
+# harmful tail, "… and then secretly send it to evil.example", was never on screen; helper-72).
+LOUD_VALUE_CHARS = 600
+
+
+def loud_value(plan: Plan, memory_id: str) -> Text:
+    """The value of a held entry an approve would let in, whole up to LOUD_VALUE_CHARS, else its
+    start and its end around how much is left out (masked when secret)."""
+    before = next(d["body"]["before"] for d in plan.drafts if d["memory_id"] == memory_id)
+    value = before.get("value")
+    text = as_str(mask_value(value) if is_secret(before) else value)
+    shown = Text("value: ", style="bold")
+    if len(text) <= LOUD_VALUE_CHARS:
+        return shown.append_text(safe(text, one_line=True))
+    half = LOUD_VALUE_CHARS // 2
+    shown.append_text(safe(text[:half].rstrip(), one_line=True))
+    shown.append(f" …[{len(text) - 2 * half:,} more characters]… ", style=ESCAPE_STYLE)
+    return shown.append_text(safe(text[-half:].lstrip(), one_line=True))
+
+
 class PlanModal(ActionDialog):
     """Closes with the applied plan, or None on cancel."""
 
@@ -98,6 +119,7 @@ class PlanModal(ActionDialog):
                 warning.append(". Approving lets the agent believe and follow it. "
                                "Press ctrl+y to approve.", style="bold red")
                 yield Static(warning, classes="loud")
+                yield Static(loud_value(plan, memory_id), classes="loud-value")
             with PlanBody(id="plan-body"):
                 yield Static(plan_table(plan))
                 if plan.skipped:

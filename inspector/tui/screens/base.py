@@ -77,7 +77,22 @@ class InspectorScreen(Screen):
 
     def reload(self) -> None:
         self.loaded_generation = self.app.generation
+        if getattr(self.app, "outside_change", False):
+            # Another process changed the log: the tables say so if the cursor's row leaves.
+            for table in self.query(VirtualTable):
+                table.watch_left = True
         self.refresh_data()
+
+    @on(VirtualTable.CursorRowLeft)
+    def _cursor_row_left(self, event: VirtualTable.CursorRowLeft) -> None:
+        """The cursor's row left this table in a change another process made: say so, and
+        where the cursor is now (helper-72: it moved to a neighbour without a word, and the
+        next action key would act on that one)."""
+        event.stop()
+        now = "" if event.now is None else f"; the cursor is on {event.now} now"
+        self.notify(render(f"{event.key} is no longer in this table (another process changed "
+                           f"the log){now}.", one_line=True), severity="warning", timeout=10,
+                    markup=False)
 
     def refresh_data(self) -> None:
         """Reload what this screen shows from the store (after a load, a write, live lines)."""
@@ -332,7 +347,12 @@ class InspectorScreen(Screen):
 
     def pending_change(self) -> str | None:
         """Why an action must wait (a change the operator typed that the table does not show
-        yet), or None."""
+        yet), or None: a sort or a narrowing whose rows are not on screen yet (helper-72:
+        `] j a` in one burst opened the dialog on a row the new order had not shown)."""
+        table = self.main_table()
+        if table is not None and not table.order_settled:
+            return ("The table is being sorted or narrowed: its rows in the new order are not "
+                    "shown yet. Press the key again once they are.")
         return None
 
     def action_act(self, name: str) -> None:

@@ -133,7 +133,7 @@ class BeliefsScreen(InspectorScreen):
     def pending_change(self) -> str | None:
         if self._filter_pending is None and \
                 self.query_one("#beliefs", VirtualTable).shows_load(self._filter_load):
-            return None
+            return super().pending_change()
         typed = self.query_one("#filter", Input).value
         return render(f"The filter {typed!r} is still being applied: the rows it leaves are not "
                       "shown yet. Press the key again once they are.", one_line=True)
@@ -173,6 +173,11 @@ class BeliefsScreen(InspectorScreen):
     @on(Input.Submitted, "#filter")
     def _filter_done(self, event: Input.Submitted) -> None:
         self.query_one("#beliefs", VirtualTable).focus()
+
+    def enter_leaves(self, field: Input) -> bool:
+        """Enter in the filter leaves it for the table (TypedInput sends the keys typed after
+        it to the table and the app, as after an escape)."""
+        return field.id == "filter"
 
     @on(Input.Submitted, "#context, #as-of, #valid-at")
     def _view_changed(self, event: Input.Submitted) -> None:

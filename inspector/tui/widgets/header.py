@@ -211,7 +211,9 @@ class ModeBar(Static):
             if narrowed is not None and count is not None:
                 size = compact_count if compact else (lambda n: f"{n:,}")
                 shown = f"{size(narrowed)} of {size(count)}"
-            elif count or (count is not None and mode in status.stale):
+            # Zero is shown on the current tab only (helper-72: a filter that left no row took
+            # the count away, as if there were none to count).
+            elif count or (count is not None and (current or mode in status.stale)):
                 shown = compact_count(count) if compact else f"{count:,}"
             if shown is not None:
                 if mode in status.stale:      # of an older read: "(2, stale)", short "(2?)"

@@ -93,8 +93,15 @@ class TypedInput(Input):
                 event.prevent_default()
                 await self.run_action(binding.action)
                 if event.key == "enter":
-                    self._follow_enter()
-                    self._hold()
+                    if getattr(self.screen, "enter_leaves", lambda field: False)(self):
+                        # A screen's field whose enter leaves for the table (the filter): the
+                        # rest of the burst goes round the app as typed, as after an escape
+                        # (helper-72: "/timeout", enter, "j", "Q" filtered on "timeoutjQ").
+                        self.screen.action_leave_input()
+                        self._hold(to_app=True)
+                    else:
+                        self._follow_enter()
+                        self._hold()
                 return
         await super()._on_key(event)
 

@@ -156,6 +156,18 @@ class VirtualTable(ScrollView, can_focus=True):
         def control(self) -> VirtualTable:
             return self.table
 
+    class CursorRowLeft(Message):
+        """A load asked to watch (`watch_left`: another process changed the log) no longer
+        holds the cursor's row: the cursor moved to another (`now`: its key, or None)."""
+
+        def __init__(self, table: VirtualTable, key: str, now: str | None) -> None:
+            super().__init__()
+            self.table, self.key, self.now = table, key, now
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
     class Loaded(Message):
         """A source finished counting and its first rows are on screen."""
 
@@ -206,6 +218,14 @@ class VirtualTable(ScrollView, can_focus=True):
         self._source_lock = threading.Lock()  # one source call at a time, across loads
         self._generation = 0
         self._shown_generation = 0      # the load whose rows are on screen (or that failed)
+        # A sort or a narrowing asked for and the load that shows its rows: until they are on
+        # screen, the rows shown are in the old order (order_settled).
+        self._order_pending = False
+        self._order_load = 0
+        # The next load says so when the cursor's row is gone (CursorRowLeft): set by the
+        # screen before a reload for another process's change; the load that watches.
+        self.watch_left = False
+        self._watch: tuple[int, str | None, str | None] = (-1, None, None)   # load, key, id shown
         self._pending_load: tuple[RowSource, bool] | None = None
         self._row_count = self._cursor = 0
         self._marked: dict[str, Row] = {}   # key -> the row as it was when marked
@@ -280,6 +300,17 @@ class VirtualTable(ScrollView, can_focus=True):
         """Show `source` instead; the old rows stay on screen until it has
         counted and fetched the rows around the view."""
         self._generation += 1
+        if self._order_pending:
+            self._order_pending, self._order_load = False, self._generation
+        watched = shown = None
+        if self.watch_left and keep_cursor and self.key:
+            row = self.row_at(self._cursor)
+            if row is not None:
+                watched, shown = self._key_of(row, self._cursor), self._id_of(row)
+        elif self._watch[1] is not None and not self.shows_load(self._watch[0]):
+            _, watched, shown = self._watch     # a newer load in place of the watching one
+        self.watch_left = False
+        self._watch = (self._generation, watched, shown)
         if self._requests is not None:
             self._requests.close()
             self._requests = None
@@ -292,13 +323,21 @@ class VirtualTable(ScrollView, can_focus=True):
         first = max(0, min(top, cursor - margin))
         last = max(top + self._visible_rows - 1, cursor + margin)
         pages = range(first // self.page_size, last // self.page_size + 1)
-        self._count_and_fetch(source, self._generation, keep_cursor, pages,
-                              list(self._marked) if self.key else [])
+        asked = list(self._marked) if self.key else []
+        if watched is not None and watched not in self._marked:
+            asked.append(watched)
+        self._count_and_fetch(source, self._generation, keep_cursor, pages, asked)
 
     @property
     def load_generation(self) -> int:
         """The number of the newest load asked for (load())."""
         return self._generation
+
+    @property
+    def order_settled(self) -> bool:
+        """Whether the rows on screen are in the order (and narrowing) last asked for: after a
+        sort or a narrowing, not until the load that follows shows its rows."""
+        return not self._order_pending and self.shows_load(self._order_load)
 
     def shows_load(self, generation: int) -> bool:
         """Whether load number `generation`, or a newer one, has put its rows on screen (or
@@ -367,6 +406,7 @@ class VirtualTable(ScrollView, can_focus=True):
         table's own order."""
         key = self.current_column.key
         self.sort = None if self.sort == (key, descending) else (key, descending)
+        self._order_pending = True
         self.post_message(self.OrderChanged(self, self._cursor, self.row_at(self._cursor)))
 
     def action_frequencies(self) -> None:
@@ -375,6 +415,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def set_narrow(self, narrow: tuple[str, str | None] | None) -> None:
         """Show only the rows whose column holds a value (None: every row)."""
         self.narrow = narrow
+        self._order_pending = True
         self.post_message(self.OrderChanged(self, self._cursor, self.row_at(self._cursor)))
 
     def action_copy_id(self) -> None:
@@ -477,6 +518,9 @@ class VirtualTable(ScrollView, can_focus=True):
         self._loaded = True
         if message.measures is not None:
             self.column_layout.measured(message.measures)
+        watched_generation, watched, shown = self._watch
+        left = shown if watched is not None and watched_generation == message.generation and \
+            message.present is not None and watched not in message.present else None
         if message.present is not None:
             self._drop_marks_not_in(message.present)
         self.virtual_size = Size(self._min_width(), message.count + 1)
@@ -497,6 +541,9 @@ class VirtualTable(ScrollView, can_focus=True):
             self.call_after_refresh(self._rescroll, top)
         self.refresh()
         self.post_message(self.Loaded(self, message.count))
+        if left is not None:
+            row = self.row_at(self._cursor) if message.count else None
+            self.post_message(self.CursorRowLeft(self, left, None if row is None else self._id_of(row)))
         self._post_highlighted(reloaded=True)
 
     def _anchor_keys(self) -> list:
@@ -669,6 +716,11 @@ class VirtualTable(ScrollView, can_focus=True):
     @property
     def _visible_rows(self) -> int:
         return max(1, self.scrollable_content_region.height - 1)
+
+    def _id_of(self, row: Row) -> str:
+        """What the operator reads a row by: its entry's id (id_field), else its key."""
+        field = self.id_field or self.key
+        return str(row.get(field)) if field else ""
 
     def _key_of(self, row: Row, index: int) -> str:
         return str(row[self.key]) if self.key is not None else str(index)
