@@ -247,13 +247,13 @@ UPDATE staged SET malformed = CASE
     WHEN s.justification IS NOT NULL AND json_type(s.justification) <> 'NULL' AND NOT id_list(s.justification)
         THEN 'field "justification" must be a list of ids'
     WHEN s.tags IS NOT NULL AND json_type(s.tags) <> 'NULL' AND NOT id_list(s.tags) THEN 'field "tags" must be a list of strings'
-    WHEN not_text = 'observed_at' OR NOT real_time(s.observed_at) THEN 'field "observed_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+    WHEN not_text = 'observed_at' OR NOT real_time(s.observed_at) THEN 'field "observed_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59, in the years 1 to 9999 once in UTC (e.g. 2025-03-01T04:06:55Z)'
     WHEN not_text = 'valid_from' OR (s.valid_from IS NOT NULL AND NOT real_time(s.valid_from))
-        THEN 'field "valid_from" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+        THEN 'field "valid_from" must be an RFC 3339 time: a real calendar date, an offset within ±23:59, in the years 1 to 9999 once in UTC (e.g. 2025-03-01T04:06:55Z)'
     WHEN not_text = 'valid_to' OR (s.valid_to IS NOT NULL AND NOT real_time(s.valid_to))
-        THEN 'field "valid_to" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+        THEN 'field "valid_to" must be an RFC 3339 time: a real calendar date, an offset within ±23:59, in the years 1 to 9999 once in UTC (e.g. 2025-03-01T04:06:55Z)'
     WHEN not_text = 'expires_at' OR (s.expires_at IS NOT NULL AND NOT real_time(s.expires_at))
-        THEN 'field "expires_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'
+        THEN 'field "expires_at" must be an RFC 3339 time: a real calendar date, an offset within ±23:59, in the years 1 to 9999 once in UTC (e.g. 2025-03-01T04:06:55Z)'
     WHEN not_text = 'subject' THEN 'field "subject" must be a string or null'
     WHEN not_text = 'context' THEN 'field "context" must be a string or null'
     WHEN not_text = 'retention' THEN 'field "retention" must be a string or null'

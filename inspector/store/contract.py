@@ -95,7 +95,7 @@ def _times(entry: dict) -> str | None:
         value = entry.get(name)
         if (value is not None or name == "observed_at") and not is_real_time(value):
             return (f'field "{name}" must be an RFC 3339 time: a real calendar date, an offset '
-                    'within ±23:59 (e.g. 2025-03-01T04:06:55Z)')
+                    'within ±23:59, in the years 1 to 9999 once in UTC (e.g. 2025-03-01T04:06:55Z)')
     return None
 
 

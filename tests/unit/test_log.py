@@ -78,7 +78,12 @@ def test_envelope_fields_are_checked(tmp_path, field, value, reason):
     ("authority", 2.5, 'field "authority" must be an integer'),
     ("confidence", 1.5, 'field "confidence" must be a number from 0 to 1 or null'),
     ("observed_at", "yesterday", 'field "observed_at" must be an RFC 3339 time: a real calendar '
-                                 'date, an offset within ±23:59 (e.g. 2025-03-01T04:06:55Z)'),
+                                 'date, an offset within ±23:59, in the years 1 to 9999 once in '
+                                 'UTC (e.g. 2025-03-01T04:06:55Z)'),
+    # in UTC a day before year 1 (helper-73: the message did not say why it was refused)
+    ("valid_to", "0001-01-01T00:00:00+00:01", 'field "valid_to" must be an RFC 3339 time: a real '
+                                              'calendar date, an offset within ±23:59, in the years '
+                                              '1 to 9999 once in UTC (e.g. 2025-03-01T04:06:55Z)'),
     ("source", "somewhere", 'field "source" must be class:id[/detail] with class user, operator, '
                             'system, agent, tool, document or web'),
     ("justification", "M1", 'field "justification" must be a list of ids'),
