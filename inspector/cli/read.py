@@ -179,9 +179,8 @@ def audit(store: Path, verify: bool = typer.Option(False, "--verify", help="Chec
             except ValueError as exc:
                 raise BadInput(f"--expect-head: {exc}") from None
         if verify or expect_head is not None:
-            if settle_if_idle(paths):     # a crashed erasure: the log is checked as it ends
-                output.say(f"note: {paths.root}: settled an erasure that was interrupted (finished or "
-                    "undone, as the log says)")
+            if (settled := settle_if_idle(paths)) is not None:     # a crashed erasure: the
+                output.say(f"note: {settled}")      # log is checked as it ends
             doc = audit_mod.verify(paths, expect_head).as_json()
             if doc["ok"] is False:
                 _discard_view(paths)      # never answer from a view of a log found tampered with

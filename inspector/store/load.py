@@ -84,9 +84,8 @@ class Store:
         exposure = warn_once(self.paths) if warn else None
         if exposure:
             self.state.warnings.append(exposure)
-        if settle_if_idle(self.paths):
-            self.state.warnings.append(f"{self.paths.root}: settled an erasure that was "
-                                       "interrupted (finished or undone, as the log says)")
+        if (settled := settle_if_idle(self.paths)) is not None:
+            self.state.warnings.append(settled)
         self.con = connection.prepared(scope)
         self.base_seq = 0               # the last seq the attached persistent view holds
         self.build: viewbuild.Build | None = None   # the view file a cold load writes
@@ -230,7 +229,13 @@ class Store:
         if self.build is not None:
             # The view file was written as the log was read: finish it, then read it.
             build, self.build = self.build, None
-            build.finish(self.mark())
+            published = build.finish(self.mark())
+            if not published and self._replaced():
+                # Replaced while the new view waited for its rename (helper-71: the log read
+                # again said nothing of it); what is answered is the log there now.
+                self.state.warnings.append(
+                    f"{self.paths.root}: read the whole log again: the log was replaced while it "
+                    "was read (an erasure or a rollback)")
             self.reset()
             self._load_all(publish=False)
             return

@@ -28,44 +28,63 @@ from .logfile import LOG_NAME, StorePaths, check_writable
 PENDING = ".json.pending"
 
 
-def settle_certificates(paths: StorePaths) -> None:
-    """Finish or undo a crashed erasure, and delete stale temp files (see the module doc)."""
+def settle_certificates(paths: StorePaths) -> list[tuple[str, bool]]:
+    """Finish or undo a crashed erasure, and delete stale temp files (see the module doc);
+    returns (certificate id, finished) of each erasure settled."""
     stale = remove_stale_temps(paths)
     pending = _pending(paths)
     finished = [p for p in pending if log_names(paths, p.name[: -len(PENDING)])]
     if finished:
         drop_residue(paths)
+    settled = []
     for path in pending:
+        certificate = path.name[: -len(PENDING)]
         if path in finished:
-            os.rename(path, path.with_name(path.name[: -len(PENDING)] + ".json"))
+            os.rename(path, path.with_name(certificate + ".json"))
         else:
             path.unlink()
+        settled.append((certificate, path in finished))
     if pending:
         fsync_dir(paths.certificates)
     elif stale:
         fsync_dir(paths.root)
+    return settled
 
 
-def settle_if_idle(paths: StorePaths) -> bool:
+def settled_note(root, settled: list[tuple[str, bool]]) -> str:
+    """What a command says of the crashed erasures it settled: each one's certificate and
+    whether it was finished or undone (helper-71: "finished or undone, as the log says" left a
+    data owner to open the log to learn whether the subject's data was still there)."""
+    said = []
+    for certificate, finished in settled:
+        said.append(f"{certificate} finished (the log had been rewritten; the certificate is "
+                    "final)" if finished else
+                    f"{certificate} undone (the log was not rewritten: nothing was erased; run "
+                    "the erasure again)")
+    return f"{root}: settled an erasure that was interrupted: " + "; ".join(said)
+
+
+def settle_if_idle(paths: StorePaths) -> str | None:
     """Settle a crashed erasure now if one left a pending certificate and no writer holds the
     store's lock (an erasure at work holds it: its pending certificate is no crash); return
-    whether it did. Best effort: a store this process cannot lock or write, or one a writer
-    would refuse, is left to the next writer."""
+    what to say of it (settled_note), or None when nothing was settled. Best effort: a store
+    this process cannot lock or write, or one a writer would refuse, is left to the next
+    writer."""
     if not _pending(paths):
-        return False
+        return None
     try:
         fd = os.open(paths.lock, os.O_RDWR | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError:
-        return False
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         check_writable(paths)
         if not _pending(paths):         # a writer settled it between the look and the lock
-            return False
-        settle_certificates(paths)
-        return True
+            return None
+        settled = settle_certificates(paths)
+        return settled_note(paths.root, settled) if settled else None
     except (OSError, BadInput):
-        return False
+        return None
     finally:
         os.close(fd)                    # (the lock goes with the descriptor)
 

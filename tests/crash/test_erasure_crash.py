@@ -8,6 +8,7 @@ import base64
 import fcntl
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.parse
@@ -132,9 +133,12 @@ def test_the_next_command_that_reads_settles_a_crashed_erasure(tmp_path, stage, 
     done = subprocess.run([sys.executable, "-m", "inspector", command[0], str(root), *command[1:]],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "settled an erasure that was interrupted (finished or undone, as the log says)" \
-        in done.stderr
     certificates = sorted(p.name for p in (root / "certificates").iterdir())
+    cid = (certificates[0] if redacted else "").removesuffix(".json")
+    said = re.search(r"settled an erasure that was interrupted: (\S+) (finished|undone) ", done.stderr)
+    assert said is not None, done.stderr
+    assert said.group(2) == ("finished" if redacted else "undone")
+    assert not redacted or said.group(1) == cid
     assert len(certificates) == (1 if redacted else 0) and not [
         c for c in certificates if not c.endswith(".json")], certificates
     assert verify(store_paths(root)).ok
@@ -159,8 +163,10 @@ def test_a_pending_certificate_is_left_alone_while_a_writer_holds_the_lock(tmp_p
     finally:
         os.close(lock)
     store = Store(root, warn=False)
+    cid = pending[0][:-len(".json.pending")]
     assert [w for w in store.state.warnings if "settled" in w] == [
-        f"{root}: settled an erasure that was interrupted (finished or undone, as the log says)"]
+        f"{root}: settled an erasure that was interrupted: {cid} finished (the log had been "
+        "rewritten; the certificate is final)"]
     assert sorted(p.name for p in (root / "certificates").iterdir()) == [pending[0][:-len(".pending")]]
     store.close()
     assert residue(root) == []

@@ -285,6 +285,26 @@ def test_a_log_that_is_not_the_one_read_is_read_again_and_says_why(store, change
     s.close()
 
 
+def test_a_log_replaced_while_the_new_view_waits_for_its_rename_is_said(store, monkeypatch):
+    """A log replaced (an erasure, a rollback) in the last step of a cold load, while the view
+    it wrote waited for its rename, was read again without a word (helper-71). The note says
+    so, and what is answered is the log there now."""
+    lines = read_lines(store)
+    (store / "shorter").write_bytes(b"".join(line + b"\n" for line in lines[:4]))
+    renaming = view.rename_if_current
+
+    def replaced_first(paths, temp, mark, target):
+        if (store / "shorter").exists():
+            os.replace(store / "shorter", store / "events.jsonl")
+        return renaming(paths, temp, mark, target)
+    monkeypatch.setattr(view, "rename_if_current", replaced_first)
+    s = Store(store, warn=False)
+    assert s.state.warnings == [f"{store}: read the whole log again: the log was replaced while it "
+                                "was read (an erasure or a rollback)"]
+    assert s.state.seq == 4 and s.con.execute("SELECT count(*) FROM versions").fetchone() == (4,)
+    s.close()
+
+
 def test_a_view_of_another_version_of_the_code_is_not_used(store, monkeypatch):
     Store(store, warn=False).close()
     monkeypatch.setattr(view, "code_digest", lambda: "another")
