@@ -354,7 +354,28 @@ class InspectorApp(App):
             return
         self.call_from_thread(self._after_change)
 
+    # Keys read while a screen switched to by its digit is being shown: they are held, then
+    # handed on in order once it has its focus (helper-67 #8: "7", then "user:42" in one
+    # burst lost every letter; the Erasure screen's subject field had no focus yet).
+    _held_keys: list[events.Key] | None = None
+
+    async def action_switch_mode(self, mode: str) -> None:
+        if self._held_keys is None:
+            self._held_keys = []
+        self.switch_mode(mode)
+        # Two refreshes: the first mounts the screen (on_mount moves the focus), the second
+        # runs after it.
+        self.call_after_refresh(self.call_after_refresh, self._release_held_keys)
+
+    def _release_held_keys(self) -> None:
+        held, self._held_keys = self._held_keys or [], None
+        for event in held:
+            self.post_message(events.Key(event.key, event.character))
+
     async def on_event(self, event: events.Event) -> None:
+        if self._held_keys is not None and isinstance(event, events.Key):
+            self._held_keys.append(event)       # (also one handed round before the switch)
+            return
         if self._escape_burst.taken(self, event):
             return
         if isinstance(event, events.Key) and not event.is_forwarded \

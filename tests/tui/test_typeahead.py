@@ -808,3 +808,23 @@ def test_keys_typed_after_enter_in_the_filter_go_to_the_table(tmp_path):
             return second, app.screen.plan.request.ids, beliefs.screen.query_one("#filter").value
     second, ids, typed = run(main())
     assert typed == "agent" and ids == (second,)
+
+
+def test_keys_typed_in_the_burst_of_a_screen_s_digit_go_to_that_screen(tmp_path):
+    """"7", then "user:42" and enter in one read: every letter was lost, and the Erasure
+    screen's subject field stayed empty (helper-67 #8; the keys were handed round the screen
+    being left, and came back after the switch to a screen whose field had no focus yet).
+    They are held until the screen has its focus, then go where they would typed slowly."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            burst(app, "7", *"user:42", "enter")
+            await until(pilot, lambda: app.screen.query("#subject")
+                        and app.screen.query_one("#subject").value == "user:42", what="the subject")
+            await wait_rows(pilot, "#preview", 6)
+            return type(app.screen).__name__, [n.message for n in app._notifications]
+    screen, notes = run(main())
+    assert screen == "ErasureScreen" and notes == []
