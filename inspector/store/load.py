@@ -137,8 +137,11 @@ class Store:
             if publish and self.state.seq - self.base_seq >= view.REPUBLISH_LINES:
                 self._publish()
             return
-        if found and not told:
-            self.state.warnings.append(f"{self.paths.root}: read the whole log again: {found}")
+        note = f"{self.paths.root}: read the whole log again: {found}"
+        if found and not told and note not in self.state.warnings:
+            # (once: a view not published, because a writer held the lock, is met again when
+            # the log is read once more; helper-71 saw the note twice)
+            self.state.warnings.append(note)
         if self.on_whole_read is not None:
             self.on_whole_read(os.path.getsize(self.paths.log), found)
         with self._same_log():

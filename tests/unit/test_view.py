@@ -305,6 +305,26 @@ def test_a_log_replaced_while_the_new_view_waits_for_its_rename_is_said(store, m
     s.close()
 
 
+def test_the_note_of_a_log_read_again_is_said_once_while_a_writer_holds_the_lock(store):
+    """A replaced log and a writer holding the lock: the new view cannot be renamed into
+    place, so the load reads the log once more past the old view, and the note was said twice
+    (helper-71)."""
+    import fcntl
+    Store(store, warn=False).close()
+    shutil.copyfile(store / "events.jsonl", store / "x")
+    os.replace(store / "x", store / "events.jsonl")
+    lock = os.open(store / ".lock", os.O_RDWR)
+    fcntl.flock(lock, fcntl.LOCK_EX)                     # as a writer at work holds it
+    try:
+        s = Store(store, warn=False)
+    finally:
+        os.close(lock)
+    assert s.state.warnings == [f"{store}: read the whole log again: the log was replaced (an "
+                                "erasure, a restore or another copy)"]
+    assert s.state.seq == 6
+    s.close()
+
+
 def test_a_view_of_another_version_of_the_code_is_not_used(store, monkeypatch):
     Store(store, warn=False).close()
     monkeypatch.setattr(view, "code_digest", lambda: "another")
