@@ -45,8 +45,9 @@ def field_name(name: str) -> Text:
 
 
 def cell(value: Any, max_chars: int | None = None) -> Text:
-    """A table cell of untrusted text: one line, escapes visible."""
-    return safe(value, one_line=True, max_chars=max_chars)
+    """A table cell of untrusted text: one line, escapes visible (the spaces it begins or ends
+    with too)."""
+    return safe(value, one_line=True, max_chars=max_chars, edges=True)
 
 
 # -- what a person sees: whole ids, values cut to the terminal unless --wide, secrets masked --
@@ -363,7 +364,7 @@ def print_diff(doc: dict, display: Display = PLAIN) -> None:
             side = change["after"] or change["before"]
             hint = Text(f"  more causes further up are not listed ({TRUNCATED_CAUSES}): "
                         "`inspector lineage STORE ", style="dim")
-            hint.append_text(safe(side["memory_id"], one_line=True))
+            hint.append_text(safe(side["memory_id"], one_line=True, edges=True))
             hint.append("` walks them", style="dim")
             line(out, hint)
     line(out, Text(f"— {doc['rule']}", style="dim"))

@@ -81,9 +81,10 @@ DANGEROUS: Final = (
     r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U0001f3fb-\U0001f3ff"
     r"\U000e0000-\U000e007f\U000e0100-\U000e01ef"
 )
-# One-line text (a table cell, an id, a name) also escapes the blanks that look like a space or
-# like nothing, and spaces it begins or ends with (`\x20`): `H1 `, `H1` + NBSP and `H1` + a braille
-# blank were all drawn `H1`, and an operator who copied one acted on another (helper-72).
+# One-line text also escapes the blanks that look like a space or like nothing; one value on
+# its own (a table cell, an id: `edges`) also the spaces it begins or ends with (`\x20`): `H1 `,
+# `H1` + NBSP and `H1` + a braille blank were all drawn `H1`, and an operator who copied one
+# acted on another (helper-72). A line the tool composes keeps its own indentation.
 BLANKS: Final = r"\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800"
 _SHORT_ESCAPES: Final = {"\n": "\\n", "\t": "\\t", "\\": "\\\\"}
 _SHORT_UNESCAPES: Final = {"n": "\n", "t": "\t", "\\": "\\"}
@@ -95,21 +96,22 @@ class _Grammar(NamedTuple):
     escape: re.Pattern[str]  # one escape, for decode
 
 
-def _grammar(one_line: bool, unwritable: str = "") -> _Grammar:
+def _grammar(one_line: bool, unwritable: str = "", edges: bool = False) -> _Grammar:
     dangerous = DANGEROUS + unwritable + (r"\t\n" + BLANKS if one_line else "")
     letters = "xunt" if one_line else "xu"
     short = "|[nt]" if one_line else ""
     # One line: the spaces it begins or ends with are escaped too (a backslash before them is
     # doubled, as before any escape).
-    edges, before_edge = (r"|^ +| +\Z", r"| +\Z") if one_line else ("", "")
+    ends, before_end = (r"|^ +| +\Z", r"| +\Z") if one_line and edges else ("", "")
     return _Grammar(
-        needs_work=re.compile(rf"[\\{dangerous}]{edges}"),
-        token=re.compile(rf"\\(?=[\\{letters}{dangerous}]{before_edge})|[{dangerous}]{edges}"),
+        needs_work=re.compile(rf"[\\{dangerous}]{ends}"),
+        token=re.compile(rf"\\(?=[\\{letters}{dangerous}]{before_end})|[{dangerous}]{ends}"),
         escape=re.compile(rf"\\(?:\\|x[0-9a-f]{{2}}|u(?:[0-9a-f]{{4}}|\{{[0-9a-f]{{5,6}}\}}){short})"),
     )
 
 
-_GRAMMARS: Final = {False: _grammar(False), True: _grammar(True)}
+_GRAMMARS: Final = {(one_line, edges): _grammar(one_line, edges=edges)
+                     for one_line in (False, True) for edges in (False, True)}
 
 # The output's encoding when it cannot hold every code point; None for UTF-8 (and the TUI).
 _output_encoding: str | None = None
@@ -142,14 +144,15 @@ def _unwritable(s: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def _extended(one_line: bool, unwritable: str) -> _Grammar:
-    return _grammar(one_line, unwritable)
+def _extended(one_line: bool, unwritable: str, edges: bool) -> _Grammar:
+    return _grammar(one_line, unwritable, edges)
 
 
-def _grammar_of(s: str, one_line: bool) -> _Grammar:
+def _grammar_of(s: str, one_line: bool, edges: bool = False) -> _Grammar:
     """The grammar for `s`: the dangerous code points, and those the output cannot write."""
     unwritable = _unwritable(s)
-    return _extended(one_line, unwritable) if unwritable else _GRAMMARS[one_line]
+    edges = edges and one_line
+    return _extended(one_line, unwritable, edges) if unwritable else _GRAMMARS[one_line, edges]
 
 
 def _escape(char: str) -> str:
@@ -170,9 +173,10 @@ def _unescape(match: re.Match[str]) -> str:
     return short if short is not None else chr(int(body[1:].strip("{}"), 16))
 
 
-def render(s: str, *, one_line: bool = False) -> str:
-    """`s` with every dangerous code point as a visible escape (module docstring)."""
-    grammar = _grammar_of(s, one_line)
+def render(s: str, *, one_line: bool = False, edges: bool = False) -> str:
+    """`s` with every dangerous code point as a visible escape (module docstring); `edges`
+    (one line): also the spaces it begins or ends with, as `\\x20` (a value on its own)."""
+    grammar = _grammar_of(s, one_line, edges)
     if grammar.needs_work.search(s) is None:
         return s
     return grammar.token.sub(lambda m: _escape(m.group()), s)
@@ -195,7 +199,7 @@ def render_message(s: str) -> str:
 
 def decode(rendered: str, *, one_line: bool = False) -> str:
     """The string `render(…, one_line=one_line)` was given; for tests and tooling."""
-    return _GRAMMARS[one_line].escape.sub(_unescape, rendered)
+    return _GRAMMARS[one_line, False].escape.sub(_unescape, rendered)
 
 
 # A rendered string as pieces: (text, kind). Escapes are drawn in
@@ -260,8 +264,9 @@ def as_str(value: Any) -> str:
 
 
 def safe(value: Any, *, one_line: bool = False, style: str | None = None,
-         max_chars: int | None = None) -> Text:
-    """A Text whose plain is `render(as_str(value))`, escapes in ESCAPE_STYLE.
+         max_chars: int | None = None, edges: bool = False) -> Text:
+    """A Text whose plain is `render(as_str(value), one_line=…, edges=…)`, escapes in
+    ESCAPE_STYLE (`edges`: a value shown on its own, a table cell or an id).
 
     `style` is the base style of the whole Text. Never parsed as markup or
     emoji; `no_wrap`/`overflow` are left to the caller. With `max_chars`, cut
@@ -269,7 +274,7 @@ def safe(value: Any, *, one_line: bool = False, style: str | None = None,
     escape.
     """
     s = as_str(value)
-    grammar = _grammar_of(s, one_line)
+    grammar = _grammar_of(s, one_line, edges)
     if grammar.needs_work.search(s) is None and (max_chars is None or len(s) <= max_chars):
         from rich.text import Text
         return Text(s, style=style or "")

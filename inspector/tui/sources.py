@@ -125,7 +125,7 @@ def _widest(cur, table: str, column: Column) -> int:
     args = {"table": table, "field": column.key}
     widest = cur.execute(sql("tui_widest"), args).fetchone()[0] or 0
     drawn = [v for (v,) in cur.execute(sql("tui_widest_drawn"), {**args, "n": DRAWN_MEASURED}).fetchall()]
-    draw = column.render or (lambda v: safe(v, one_line=True))
+    draw = column.render or (lambda v: safe(v, one_line=True, edges=True))
     for value in drawn:
         widest = max(widest, cell_len(draw(value).plain))
     if len(drawn) == DRAWN_MEASURED:
@@ -178,7 +178,7 @@ class ListSource:
         def drawn(column: Column, value: Any) -> int:
             if value is None:
                 return 0
-            text = column.render(value) if column.render else safe(_text_of(value), one_line=True)
+            text = column.render(value) if column.render else safe(_text_of(value), one_line=True, edges=True)
             return cell_len(text.plain)
         return Measures(widths={c.key: max((drawn(c, r.get(c.key)) for r in self.all), default=0)
                                 for c in columns if c.keep or c.measure})

@@ -203,22 +203,36 @@ def test_backslash_rule(value: str, expected: str) -> None:
         ("C:\\Users", "C:\\Users"),
         ("\\\n", "\\\\\\n"),
         ("x\r\n", "x\\x0d\\n"),
-        # blanks an id can end in or hide: drawn as nothing or as a space (helper-72)
-        ("H1 ", "H1\\x20"),
-        ("  H1", "\\x20\\x20H1"),
-        ("a b", "a b"),
+        # blanks an id can hide: drawn as nothing or as a space (helper-72)
         ("H1\u00a0", "H1\\xa0"),
         ("H\u30001", "H\\u30001"),
         ("M1\u2800", "M1\\u2800"),
         ("M1\u1680\u2007\u202f", "M1\\u1680\\u2007\\u202f"),
-        ("a\\ ", "a\\\\\\x20"),
-        ("   ", "\\x20\\x20\\x20"),
+        ("  a line the tool indents ", "  a line the tool indents "),
     ],
 )
 def test_one_line(value: str, expected: str) -> None:
     assert render(value, one_line=True) == expected
     assert decode(expected, one_line=True) == value
     assert safe(value, one_line=True).plain == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        # a value on its own (a cell, an id): the spaces it begins or ends with (helper-72)
+        ("H1 ", "H1\\x20"),
+        ("  H1", "\\x20\\x20H1"),
+        ("a b", "a b"),
+        ("H1\u00a0", "H1\\xa0"),
+        ("a\\ ", "a\\\\\\x20"),
+        ("   ", "\\x20\\x20\\x20"),
+    ],
+)
+def test_one_line_edges(value: str, expected: str) -> None:
+    assert render(value, one_line=True, edges=True) == expected
+    assert decode(expected, one_line=True) == value
+    assert safe(value, one_line=True, edges=True).plain == expected
 
 
 @pytest.mark.parametrize(
@@ -249,13 +263,13 @@ texts = st.text(alphabet=st.one_of(st.sampled_from(TRICKY), st.characters()))
 
 
 @settings(max_examples=600)
-@given(texts, st.booleans())
-def test_render_round_trips_and_leaves_nothing_dangerous(s: str, one_line: bool) -> None:
-    rendered = render(s, one_line=one_line)
+@given(texts, st.booleans(), st.booleans())
+def test_render_round_trips_and_leaves_nothing_dangerous(s: str, one_line: bool, edges: bool) -> None:
+    rendered = render(s, one_line=one_line, edges=edges)
     assert decode(rendered, one_line=one_line) == s
     assert [c for c in rendered if is_dangerous(c, one_line=one_line)] == []
-    assert not (one_line and (rendered.startswith(" ") or rendered.endswith(" ")))
-    assert safe(s, one_line=one_line).plain == rendered
+    assert not (one_line and edges and (rendered.startswith(" ") or rendered.endswith(" ")))
+    assert safe(s, one_line=one_line, edges=edges).plain == rendered
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,7 @@ def entries_table(rows: list[dict]) -> Table:
         else:
             key = safe(f"{row.get('entity')} · {row.get('attribute')}", one_line=True)
             value = safe_value(None if text is None else json.loads(text), VALUE_CHARS)
-        out.add_row(safe(row["memory_id"], one_line=True), key, value)
+        out.add_row(safe(row["memory_id"], one_line=True, edges=True), key, value)
     if len(rows) > LISTED:
         out.add_row(Text(f"… and {len(rows) - LISTED} more", style="dim"), Text(""), Text(""))
     return out

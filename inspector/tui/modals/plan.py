@@ -32,7 +32,7 @@ def plan_table(plan: Plan) -> Table:
     for draft in plan.drafts[:200]:
         before, after = draft["body"]["before"], draft["body"]["after"]
         value = mask_value(before.get("value")) if is_secret(before) else before.get("value")
-        out.add_row(safe(draft["memory_id"], one_line=True),
+        out.add_row(safe(draft["memory_id"], one_line=True, edges=True),
                     safe(f"{before.get('entity')} · {before.get('attribute')}", one_line=True),
                     value_text(value, 80), Text(before["status"]), Text(after["status"], style="bold"))
     if len(plan.drafts) > 200:
@@ -43,7 +43,7 @@ def plan_table(plan: Plan) -> Table:
 def side(value: dict | None, secret: set[str]) -> Text:
     if value is None:
         return Text("(no belief)", style="dim")
-    text = safe(value["memory_id"], one_line=True, style="bold")
+    text = safe(value["memory_id"], one_line=True, edges=True, style="bold")
     text.append(" ")
     shown = mask_value(value["value"]) if value["memory_id"] in secret else value["value"]
     text.append_text(value_text(shown, 36))
@@ -113,7 +113,7 @@ class PlanModal(ActionDialog):
             yield Static(title, id="plan-title")
             for memory_id, why in loud:
                 warning = Text("⚠ ", style="bold red")
-                warning.append_text(safe(memory_id, one_line=True, style="bold red"))
+                warning.append_text(safe(memory_id, one_line=True, edges=True, style="bold red"))
                 warning.append(" was held as an instruction or a secret: ", style="bold red")
                 warning.append_text(safe(why, one_line=True, max_chars=200, style="bold"))
                 warning.append(". Approving lets the agent believe and follow it. "

@@ -39,7 +39,7 @@ def _heading(label: str) -> Text:
 
 
 def entry_label(memory_id: str, row: dict | None, note: str = "") -> Text:
-    label = safe(memory_id, one_line=True, style="bold")
+    label = safe(memory_id, one_line=True, edges=True, style="bold")
     if row:
         label.append("  ")
         label.append_text(safe(f"{row['entity']} · {row['attribute']}", one_line=True, max_chars=40))
@@ -177,7 +177,7 @@ class DetailPane(ScrollView, can_focus=True):
         blocks += [(self._fields(d), None), (self._why(d), None)]
         blocks.append((_heading("rivals"), None))
         for rival in d.rivals:
-            label = safe(rival["memory_id"], one_line=True, style="bold")
+            label = safe(rival["memory_id"], one_line=True, edges=True, style="bold")
             label.append(f"  {rival['reason']}  ", style="yellow" if rival["reason"] == "belief" else "")
             label.append_text(value_text(rival["value"], 40))
             blocks.append((label, rival["memory_id"]))
@@ -201,7 +201,7 @@ class DetailPane(ScrollView, can_focus=True):
             line = Text("▶ ", style=CAUSE)
             line.append(f"{cause['seq']:>7} {cause['at'][:19]} ", style=CAUSE)
             line.append(f"{cause['op']:<10} ", style=CAUSE)
-            line.append_text(safe(cause["memory_id"], one_line=True, style="bold"))
+            line.append_text(safe(cause["memory_id"], one_line=True, edges=True, style="bold"))
             line.append("  ")
             line.append_text(safe(cause["actor"], one_line=True, max_chars=24))
             if cause.get("reason"):
@@ -241,7 +241,7 @@ class DetailPane(ScrollView, can_focus=True):
     def _title(self, d: Detail) -> Text:
         entry, title = d.entry, Text()
         if entry.get("status") == "erased":
-            title.append_text(safe(d.memory_id, one_line=True, style="bold"))
+            title.append_text(safe(d.memory_id, one_line=True, edges=True, style="bold"))
             title.append(f"  erased (certificate {entry.get('certificate')})", style="bold red")
             return title
         title.append_text(safe(f"{entry['entity']} · {entry['attribute']}", one_line=True, style="bold"))
@@ -258,7 +258,7 @@ class DetailPane(ScrollView, can_focus=True):
         return title
 
     def _fields(self, d: Detail) -> Text:
-        out = safe(d.memory_id, one_line=True, style="bold")
+        out = safe(d.memory_id, one_line=True, edges=True, style="bold")
         for name in FIELDS:
             value = d.entry.get(name)
             if value in (None, "", []):
@@ -291,7 +291,7 @@ class DetailPane(ScrollView, can_focus=True):
             return out
         n = len(d.sources)
         out.append(f"\nindependent sources: {n} ", style="bold")
-        out.append_text(safe(", ".join(d.sources), one_line=True, max_chars=80))
+        out.append_text(safe(", ".join(d.sources), one_line=True, max_chars=80, edges=True))
         if n == 1 and d.ancestors > 1:
             out.append("  ⚠ everything it rests on traces to one source", style="bold yellow")
         if d.dangling:

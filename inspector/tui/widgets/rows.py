@@ -151,12 +151,13 @@ class _PageRequests:
 
 
 def _safe_one_line(value: Any) -> Text:
-    return safe(value, one_line=True)
+    """A cell: one value on one line, the spaces it begins or ends with escaped too."""
+    return safe(value, one_line=True, edges=True)
 
 
 def _as_text(cell: Any) -> Text:
     """A column's render result; anything but Text is sanitized, never parsed."""
-    return cell if isinstance(cell, Text) else safe(cell, one_line=True)
+    return cell if isinstance(cell, Text) else safe(cell, one_line=True, edges=True)
 
 
 def json_cell(text: str | None) -> Text:
