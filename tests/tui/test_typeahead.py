@@ -828,3 +828,22 @@ def test_keys_typed_in_the_burst_of_a_screen_s_digit_go_to_that_screen(tmp_path)
             return type(app.screen).__name__, [n.message for n in app._notifications]
     screen, notes = run(main())
     assert screen == "ErasureScreen" and notes == []
+
+
+def test_a_sort_that_no_load_follows_holds_action_keys_for_a_second_only(tmp_path):
+    """The guard waits for the load a sort asks for; a screen that cannot load again (a Diff
+    window that does not parse) must not refuse every action key from then on."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            beliefs = await beliefs_ready(pilot)
+            app.screen.refresh_data = lambda: None              # the screen loads nothing
+            await pilot.press("right_square_bracket")
+            held = not beliefs.order_settled
+            await until(pilot, lambda: beliefs.order_settled, timeout=5, what="the hold to end")
+            await pilot.press("Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the plan")
+            return held
+    assert run(main())

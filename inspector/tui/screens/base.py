@@ -29,6 +29,11 @@ PANE_SIZES = ("", "-wide", "-hidden")
 MARKS_NAMED = 5          # a notice about marked rows that left names this many of them
 
 
+# How long a sort or narrowing may wait for the load it asks for before action keys are taken
+# again without it (settle_unloaded_order).
+ORDER_LOAD_WAIT_S = 1.0
+
+
 class InspectorScreen(Screen):
     SPEC: ScreenSpec          # set by the `screen` decorator
     BINDINGS = [
@@ -130,6 +135,10 @@ class InspectorScreen(Screen):
     def _order_changed(self, event: VirtualTable.OrderChanged) -> None:
         event.stop()
         self.refresh_data()
+        # A screen that could not load the table again (or loads it from a worker that has
+        # not started yet) must not hold action keys for good: a second on, with no load
+        # asked for, they are taken again.
+        self.set_timer(ORDER_LOAD_WAIT_S, event.table.settle_unloaded_order)
 
     @on(VirtualTable.FrequenciesAsked)
     def _frequencies(self, event: VirtualTable.FrequenciesAsked) -> None:

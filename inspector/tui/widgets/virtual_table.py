@@ -222,6 +222,7 @@ class VirtualTable(ScrollView, can_focus=True):
         # screen, the rows shown are in the old order (order_settled).
         self._order_pending = False
         self._order_load = 0
+        self._order_asked = 0           # the load number when it was asked for
         # The next load says so when the cursor's row is gone (CursorRowLeft): set by the
         # screen before a reload for another process's change; the load that watches.
         self.watch_left = False
@@ -339,6 +340,12 @@ class VirtualTable(ScrollView, can_focus=True):
         sort or a narrowing, not until the load that follows shows its rows."""
         return not self._order_pending and self.shows_load(self._order_load)
 
+    def settle_unloaded_order(self) -> None:
+        """A sort or narrowing that no load followed (the screen could not reload: a Diff
+        window that does not parse) holds no action key any longer."""
+        if self._order_pending and self._generation == self._order_asked:
+            self._order_pending = False
+
     def shows_load(self, generation: int) -> bool:
         """Whether load number `generation`, or a newer one, has put its rows on screen (or
         failed, and said so)."""
@@ -406,7 +413,7 @@ class VirtualTable(ScrollView, can_focus=True):
         table's own order."""
         key = self.current_column.key
         self.sort = None if self.sort == (key, descending) else (key, descending)
-        self._order_pending = True
+        self._order_pending, self._order_asked = True, self._generation
         self.post_message(self.OrderChanged(self, self._cursor, self.row_at(self._cursor)))
 
     def action_frequencies(self) -> None:
@@ -415,7 +422,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def set_narrow(self, narrow: tuple[str, str | None] | None) -> None:
         """Show only the rows whose column holds a value (None: every row)."""
         self.narrow = narrow
-        self._order_pending = True
+        self._order_pending, self._order_asked = True, self._generation
         self.post_message(self.OrderChanged(self, self._cursor, self.row_at(self._cursor)))
 
     def action_copy_id(self) -> None:
