@@ -128,6 +128,8 @@ async def erase_dialog(pilot, subject: str = "user:42", rows: int = 6) -> None:
     await erasure_preview(pilot, subject, rows)
     await pilot.press("e")
     await until(pilot, is_screen(pilot.app, "EraseModal"), what="the erase dialog")
+    # pushed is not drawn: on a loaded machine the dialog's first read of the screen was empty
+    await until(pilot, lambda: screen_text(pilot.app).strip() != "", what="the dialog drawn")
 
 
 def append(store: Path, *drafts: dict) -> None:
