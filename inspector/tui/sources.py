@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from rich.cells import cell_len
 
 from ..present.mask import is_secret, mask_value
-from ..present.text import safe
 from ..store.queries import sql
 from .widgets.columns import Column, Measures, TimeSpan
+from .widgets.rows import _safe_one_line
 
 if TYPE_CHECKING:
     from .session import Session
@@ -125,7 +125,7 @@ def _widest(cur, table: str, column: Column) -> int:
     args = {"table": table, "field": column.key}
     widest = cur.execute(sql("tui_widest"), args).fetchone()[0] or 0
     drawn = [v for (v,) in cur.execute(sql("tui_widest_drawn"), {**args, "n": DRAWN_MEASURED}).fetchall()]
-    draw = column.render or (lambda v: safe(v, one_line=True, edges=True))
+    draw = column.render or _safe_one_line        # as the table draws a cell
     for value in drawn:
         widest = max(widest, cell_len(draw(value).plain))
     if len(drawn) == DRAWN_MEASURED:
@@ -178,7 +178,7 @@ class ListSource:
         def drawn(column: Column, value: Any) -> int:
             if value is None:
                 return 0
-            text = column.render(value) if column.render else safe(_text_of(value), one_line=True, edges=True)
+            text = column.render(value) if column.render else _safe_one_line(_text_of(value))
             return cell_len(text.plain)
         return Measures(widths={c.key: max((drawn(c, r.get(c.key)) for r in self.all), default=0)
                                 for c in columns if c.keep or c.measure})
