@@ -206,6 +206,9 @@ SHOWN_FIELDS = ("id", "kind", "layer", "status", "held_reason", "source", "autho
                 "context", "sensitivity", "retention", "expires_at", "tags")
 
 
+NAME_FIELDS = frozenset({"id", "source", "scope", "subject", "context"})
+
+
 def print_show(doc: dict, display: Display = PLAIN) -> None:
     out, entry = console(), doc["entry"]
     entry_display = Display(display.wide, display.reveal, {**display.fields, entry.get("id") or "": entry})
@@ -216,7 +219,9 @@ def print_show(doc: dict, display: Display = PLAIN) -> None:
              entry_display.value_text(entry.get("id"), entry.get("value"), out.width))
     for name in SHOWN_FIELDS:
         if entry.get(name) not in (None, [], ""):
-            line(out, Text(f"  {name:<15}", style="dim"), value_text(entry[name]))
+            shown = entry[name]     # a name is drawn as a cell is (look-alike letters escaped)
+            line(out, Text(f"  {name:<15}", style="dim"),
+                 cell(shown) if name in NAME_FIELDS and isinstance(shown, str) else value_text(shown))
     for name in sorted(set(entry) - set(SHOWN_FIELDS) - {"entity", "attribute", "value"}):
         named = field_name(name)    # an unknown extra field, kept as written: untrusted
         line(out, Text("  "), named, Text(" " * max(1, 15 - named.cell_len)), value_text(entry[name]))

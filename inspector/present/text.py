@@ -86,6 +86,21 @@ DANGEROUS: Final = (
 # `H1` + NBSP and `H1` + a braille blank were all drawn `H1`, and an operator who copied one
 # acted on another (helper-72). A line the tool composes keeps its own indentation.
 BLANKS: Final = r"\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800"
+# A value on its own also escapes the letters of other scripts drawn like Latin ones (Cyrillic
+# `Н`, Greek `Η`, Armenian `օ`, the mathematical alphanumerics `𝐇`), in a word that mixes them
+# with Latin letters or holds no letter of its own script that does not look Latin: `Н1` and
+# `H1`, `pаypal` and `paypal` were drawn alike (helper-72). A word of that script (`Привет`,
+# `user:Иван`) is drawn as written.
+LOOK_ALIKES: Final = (
+    "\u0405\u0406\u0408\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422"
+    "\u0423\u0425\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u04ae"
+    "\u04bb\u04c0\u04cf\u0501\u051a\u051b\u051c\u051d"
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5"
+    "\u03a7\u03b9\u03bd\u03bf"
+    "\u0570\u057d\u0585"
+)
+_LOOK_ALIKE: Final = re.compile(f"[{LOOK_ALIKES}\U0001d400-\U0001d7ff]")
+_WORD: Final = re.compile(r"\w+")
 _SHORT_ESCAPES: Final = {"\n": "\\n", "\t": "\\t", "\\": "\\\\"}
 _SHORT_UNESCAPES: Final = {"n": "\n", "t": "\t", "\\": "\\"}
 
@@ -148,10 +163,28 @@ def _extended(one_line: bool, unwritable: str, edges: bool) -> _Grammar:
     return _grammar(one_line, unwritable, edges)
 
 
+def _look_alikes(s: str) -> str:
+    """The letters of `s` drawn like Latin ones that a value on its own escapes (LOOK_ALIKES),
+    as the body of a regex class."""
+    if s.isascii() or _LOOK_ALIKE.search(s) is None:
+        return ""
+    found: set[str] = set()
+    for word in _WORD.findall(s):
+        alike = set(_LOOK_ALIKE.findall(word))
+        if alike and (any(c.isascii() and c.isalpha() for c in word)
+                      or not any(c.isalpha() and not c.isascii() and c not in alike
+                                 for c in word)):
+            found |= alike
+    return "".join(re.escape(c) for c in sorted(found))
+
+
 def _grammar_of(s: str, one_line: bool, edges: bool = False) -> _Grammar:
-    """The grammar for `s`: the dangerous code points, and those the output cannot write."""
+    """The grammar for `s`: the dangerous code points, those the output cannot write, and for a
+    value on its own (`edges`) the letters drawn like Latin ones."""
     unwritable = _unwritable(s)
     edges = edges and one_line
+    if edges:
+        unwritable += _look_alikes(s)
     return _extended(one_line, unwritable, edges) if unwritable else _GRAMMARS[one_line, edges]
 
 
@@ -294,13 +327,13 @@ def safe_name(name: str, *, style: str | None = None) -> Text:
     one typed without a word why (helper-67)."""
     from rich.text import Text
     core = name.strip()
-    if core == name:
-        return safe(name, one_line=True, style=style)
+    if core == name:        # edges: no space at its ends, so only the look-alike letters
+        return safe(name, one_line=True, edges=True, style=style)
     start = name.index(core[0]) if core else len(name)
     end = start + len(core)
     text = Text(style=style or "")
     text.append(SPACE_MARK * start, style=ESCAPE_STYLE)
-    text.append_text(safe(core, one_line=True, style=style))
+    text.append_text(safe(core, one_line=True, edges=True, style=style))
     text.append(SPACE_MARK * (len(name) - end), style=ESCAPE_STYLE)
     return text
 

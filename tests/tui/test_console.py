@@ -1816,7 +1816,7 @@ def test_ids_that_differ_by_a_blank_or_an_invisible_character_are_drawn_apart(tm
     """`H1 `, `H1` + NBSP and `H1` + a braille blank were all drawn `H1`, and an id column as
     wide as its longest id in characters cut `M9` + a zero-width space to `M9…` (helper-72):
     blanks are escaped in a one-line cell, and the column is as wide as its ids are drawn."""
-    ids = ["H1", "H1 ", "H1\u00a0", "H1\u2800", "M9\u200b"]
+    ids = ["H1", "H1 ", "H1\u00a0", "H1\u2800", "M9\u200b", "\u041d1"]
     store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", entry(
         memory_id, entity="svc", attribute=f"a{i}", value=f"v{i}")) for i, memory_id in enumerate(ids)])
 
@@ -1824,10 +1824,11 @@ def test_ids_that_differ_by_a_blank_or_an_invisible_character_are_drawn_apart(tm
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
             await ready(pilot)
-            await wait_rows(pilot, "#beliefs", 5)
+            await wait_rows(pilot, "#beliefs", 6)
             cells = sorted(line.split()[0] for line in screen_text(app).splitlines()
-                           if re.match(r"\s*[HM][19]", line))
-            assert cells == ["H1", "H1\\u2800", "H1\\x20", "H1\\xa0", "M9\\u200b"]
+                           if re.match(r"\s*([HM][19]|\\u041d1)", line))
+            # the Cyrillic Н is drawn as its escape: `Н1` and `H1` looked the same
+            assert cells == ["H1", "H1\\u2800", "H1\\x20", "H1\\xa0", "M9\\u200b", "\\u041d1"]
     run(main())
 
 
@@ -1848,6 +1849,36 @@ def test_a_confirmation_typed_with_a_blank_says_whose_blank_it_is(tmp_path):
             assert name_of(app) == "EraseModal" and not (store / "certificates").exists()
     run(main())
     assert len(events(store)) == 6                  # nothing written
+
+
+def test_a_subject_with_a_letter_drawn_as_an_escape_is_confirmed_as_drawn(tmp_path):
+    """`user:Нans` (a Cyrillic Н) was drawn as `user:Hans`, so the operator typed the Latin H
+    and was refused with no word why (and could not type the Cyrillic one): the dialog draws
+    it `user:\\u041dans`, says why `user:Hans` does not match, and takes the escape as typed."""
+    subject = "user:\u041dans"
+    store = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("P1", entity=subject, attribute="email",
+                                                value="hans@example.org")),
+        ("2025-01-01T00:00:00Z", "write", entry("P2", entity=subject, attribute="city",
+                                                value="Bonn"))])
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await erase_dialog(pilot, subject, rows=2)
+            assert "user:\\u041dans" in screen_text(app)
+            await pilot.press(*"user:Hans", "enter", *"DSR-9", "enter")
+            await until(pilot, lambda: "does not match" in screen_text(app), what="the refusal")
+            assert ("type it exactly (the subject holds characters drawn as escapes: type them "
+                    "as shown).") in screen_text(app)
+            assert not (store / "certificates").exists()
+            await pilot.press("ctrl+u", *"user:\\u041dans", "enter", *"DSR-9", "enter")
+            await until(pilot, lambda: name_of(app) != "EraseModal", what="the erasure")
+    run(main())
+    erased = [e for e in events(store) if e["op"] == "erase"]
+    assert sorted(e["memory_id"] for e in erased) == ["P1", "P2"]
+    assert len(list((store / "certificates").glob("*.json"))) == 1
 
 
 @pytest.mark.parametrize("opens, modal", [("Q", "PlanModal"), ("question_mark", "HelpScreen")])

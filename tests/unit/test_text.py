@@ -227,6 +227,16 @@ def test_one_line(value: str, expected: str) -> None:
         ("H1\u00a0", "H1\\xa0"),
         ("a\\ ", "a\\\\\\x20"),
         ("   ", "\\x20\\x20\\x20"),
+        # letters of another script drawn like Latin ones, in a word that mixes them with
+        # Latin or has no letter of its own script that does not look Latin (helper-72)
+        ("\u041d1", "\\u041d1"),
+        ("p\u0430ypal", "p\\u0430ypal"),
+        ("\u0397ello \u039f", "\\u0397ello \\u039f"),
+        ("\U0001d407\U0001d41e", "\\u{1d407}\\u{1d41e}"),
+        ("a\\\u041d1", "a\\\\\\u041d1"),
+        ("\u041f\u0440\u0438\u0432\u0435\u0442", "\u041f\u0440\u0438\u0432\u0435\u0442"),
+        ("user:\u0418\u0432\u0430\u043d", "user:\u0418\u0432\u0430\u043d"),
+        ("\u0395\u039b\u039b\u0391\u03a3", "\u0395\u039b\u039b\u0391\u03a3"),
     ],
 )
 def test_one_line_edges(value: str, expected: str) -> None:
@@ -258,6 +268,7 @@ def test_clean_string_takes_the_fast_path() -> None:
 TRICKY = list(" \\xuntab0f19[]/\n\t\r\u2800\u3000\x00\x07\x1b\x7f\x80\x9b\x9f\xa0…")
 TRICKY += ["\u061c", "\u200e", "\u200f", "\u2028", "\u2029", "\u202a", "\u202e", "\u2066", "\u2069"]
 TRICKY += ["\ud800", "\udfff", "\U0001f600"]
+TRICKY += ["\u041d", "\u0430", "\u041f", "\u0397", "\U0001d407", "H", "a"]
 TRICKY += ["\xad", "\u200b", "\u2060", "\u2064", "\ufeff", "\U000e0041", "\U000e007f"]
 texts = st.text(alphabet=st.one_of(st.sampled_from(TRICKY), st.characters()))
 

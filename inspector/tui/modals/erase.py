@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
-from ...present.text import SPACE_MARK, safe, safe_name, safe_value
+from ...present.text import SPACE_MARK, decode, render, safe, safe_name, safe_value
 from ..widgets.typed_input import SEPARATOR
 from .dialog import ActionDialog, PlanBody, TypedInput
 
@@ -129,8 +129,13 @@ class EraseModal(ActionDialog):
 
     def confirmation(self, submitted: str | None = None) -> str | None:
         typed = self.query_one("#confirm-text", Input).value
-        if typed != self.expected:
+        # What was typed is the subject as written, or as the dialog draws it (its escapes
+        # typed as shown: `user:\u041dans`, whose Cyrillic Н no Latin keyboard types).
+        if typed != self.expected and decode(typed, one_line=True) != self.expected:
             hint = ""
+            core = self.expected.strip()
+            if render(core, one_line=True, edges=True) != core:
+                hint = " (the subject holds characters drawn as escapes: type them as shown)"
             if typed.strip() == self.expected.strip():
                 # Say whose blanks differ: the subject's, or only what was typed (helper-72:
                 # the message blamed a subject that has none).
