@@ -13,6 +13,7 @@ stops the inspector from opening a store.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -52,4 +53,26 @@ def load_config(path: Path | None = None) -> dict:
         _warn(f"{path}: [keys] must map binding ids to key strings; keys ignored")
         keys = {}
     theme = data.get("theme") if isinstance(data.get("theme"), str) else None
-    return {"theme": theme, "keys": keys}
+    return {"theme": theme, "keys": {binding: spec for binding, spec in keys.items()
+                                     if _keys_ok(path, binding, spec)}}
+
+
+# A key as Textual names one: a name of letters, digits and underscores, with modifiers
+# joined by "+" ("ctrl+q", "f1", "question_mark"), or one printable character ("Q", "?").
+_KEY_NAME = re.compile(r"[A-Za-z0-9_]+(?:\+[A-Za-z0-9_]+)*")
+
+
+def _key_ok(key: str) -> bool:
+    return bool(_KEY_NAME.fullmatch(key)) or (
+        len(key) == 1 and key.isprintable() and not key.isspace() and render_message(key) == key)
+
+
+def _keys_ok(path: Path, binding: str, spec: str) -> bool:
+    """Whether every comma-separated key of a remapping is a key name; if not, the remapping is
+    dropped with a warning. The key bar and the help draw these strings as they are: a key of
+    ESC ] 0 ; … set the terminal's title on every redraw (helper-74)."""
+    bad = [key for key in spec.split(",") if not _key_ok(key.strip())]
+    if bad:
+        _warn(f"{path}: [keys] {binding!r} = {spec!r}: {bad[0].strip()!r} is not a key name "
+              f"(e.g. \"Q\", \"ctrl+q\", \"f1\"); that remapping ignored")
+    return not bad

@@ -767,6 +767,35 @@ def test_the_preview_shows_key_and_value_and_a_wrong_subject_gets_did_you_mean(t
     assert len(events(store)) == 7
 
 
+def test_a_subject_picked_from_the_list_is_put_in_the_field_as_drawn(tmp_path):
+    """Picking a subject copied it raw into the subject field, which Textual draws as it is:
+    `user:ESC]0;PWNED ESC\\bob` set the terminal's title (helper-74). The field holds the
+    name as the list draws it, and enter on that text previews the same subject."""
+    subject = "user:\x1b]0;PWNED\x1b\\bob"
+    store = write_store(tmp_path / "s", [
+        ("2025-06-01T09:00:00Z", "write", entry("D1", entity=subject, subject=subject)),
+        ("2025-06-01T09:00:01Z", "write", entry("D2", entity="svc", subject=subject))])
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await to_erasure(pilot)
+            await wait_rows(pilot, "#subjects", 1)
+            await pilot.press("escape", "enter")                    # the one subject listed
+            await wait_rows(pilot, "#preview", 2)
+            field = app.screen.query_one("#subject", Input)
+            assert field.value == "user:\\x1b]0;PWNED\\x1b\\bob"
+            await until(pilot, lambda: "2 entries would be erased" in screen_text(app),
+                        what="the preview")
+            await pilot.press("slash", "end", "enter")              # enter on the drawn name
+            await until(pilot, lambda: "2 entries would be erased" in screen_text(app),
+                        what="the preview again")
+            assert app.screen._plan.request.subject == subject
+    run(main())
+    assert len(events(store)) == 2
+
+
 def test_a_subject_that_ends_with_a_space_is_drawn_so():
     from inspector.present.text import safe_name
     assert safe_name("user:42 ").plain == "user:42␠"

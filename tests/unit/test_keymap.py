@@ -69,3 +69,20 @@ def test_the_warning_escapes_the_path_and_an_unknown_theme_opens_the_store(tmp_p
     assert theme == "textual-dark"
     assert any(n.startswith("The configuration's theme 'no-such-theme\\x1b[2J' is not one of this "
                             "inspector's (") for n in notes), notes
+
+
+def test_a_key_that_is_not_a_key_name_is_dropped_with_a_warning(tmp_path, capsys):
+    """The key bar and the help draw a remapped key's string as it is: a key of ESC ] 0 ; …
+    set the terminal's title and ESC ] 52 its clipboard on every redraw (helper-74). Such a
+    remapping is dropped with a one-line warning, escaped; the others are kept."""
+    path = tmp_path / "config.toml"
+    path.write_text('[keys]\n"act.expire" = "\\u001b]0;PWNED\\u001b\\\\"\n'
+                    '"act.retract" = "ctrl+r, R"\n"act.approve" = "?"\n'
+                    '"act.reject" = "x,[bold]X[/]"\n"screen.beliefs" = "f1,1"\n')
+    assert load_config(path) == {"theme": None, "keys": {
+        "act.retract": "ctrl+r, R", "act.approve": "?", "screen.beliefs": "f1,1"}}
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and "\x1b" not in err
+    assert ("[keys] 'act.expire' = '\\x1b]0;PWNED\\x1b\\\\': '\\x1b]0;PWNED\\x1b\\\\' is not a key "
+            'name (e.g. "Q", "ctrl+q", "f1"); that remapping ignored') in err
+    assert "'[bold]X[/]' is not a key name" in err

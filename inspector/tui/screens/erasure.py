@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
-from ...present.text import safe, safe_name
+from ...present.text import decode, render, safe, safe_name
 from ...store.errors import InspectorError
 from ...store.registry import available
 from ..modals.erase import would_erase
@@ -148,9 +148,14 @@ class ErasureScreen(InspectorScreen):
     def _picked(self, event: VirtualTable.Chosen) -> None:
         event.stop()
         if event.row is not None:
-            self._asked = event.row["name"]
-            self.query_one("#subject", Input).value = event.row["name"]
-            self._plan_preview(event.row["name"])
+            # The field shows the name as the list draws it, never raw: an Input draws its text
+            # as it is, and a subject holding ESC]0;… set the terminal's title, ESC]52;… its
+            # clipboard (helper-74). Enter on that text previews the subject it stands for.
+            name = event.row["name"]
+            shown = render(name, one_line=True, edges=True)
+            self._asked = shown
+            self.query_one("#subject", Input).value = shown
+            self._plan_preview(name)
 
     def _show_list(self) -> None:
         self._plan = None
@@ -175,7 +180,16 @@ class ErasureScreen(InspectorScreen):
     def _preview(self, event: Input.Submitted) -> None:
         if event.value.strip() and self.app.session.store is not None:
             self._asked = event.value
-            self._plan_preview(event.value.strip())
+            self._plan_preview(self._subject_of(event.value))
+
+    def _subject_of(self, typed: str) -> str:
+        """The subject a submitted field names: a known subject whose drawn form (escapes and
+        all) it is, or the text as typed."""
+        shown = typed.strip()
+        known = {s["name"] for s in self._subjects}
+        if "\\" in shown and shown not in known and decode(typed, one_line=True) in known:
+            return decode(typed, one_line=True)
+        return shown
 
     @work(thread=True, exclusive=True, group="erase-preview")
     def _plan_preview(self, subject: str) -> None:
