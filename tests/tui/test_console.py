@@ -767,6 +767,34 @@ def test_the_preview_shows_key_and_value_and_a_wrong_subject_gets_did_you_mean(t
     assert len(events(store)) == 7
 
 
+def test_an_id_drawn_with_escapes_is_not_copied(tmp_path):
+    """`y` on `Q` + a zero-width space copied `Q\\u200b`, the exact id of another entry, which
+    a pasted command then acted on (helper-74): such an id is not copied, and the notice says
+    why; a plain id is copied as it is."""
+    store = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("Q\u200b", entity="e", value="hostile twin")),
+        ("2025-01-01T00:00:01Z", "write", entry("Q\\u200b", entity="e2", value="the real one")),
+        ("2025-01-01T00:00:02Z", "write", entry("Q1", entity="e3", value="plain"))])
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 3)
+            t = table(app)
+            assert [t.row_at(i)["memory_id"] for i in range(3)] == ["Q\u200b", "Q\\u200b", "Q1"]
+            await pilot.press("y")
+            await until(pilot, lambda: any("not copied" in n for n in notices(app)),
+                        what="the notice")
+            assert app.clipboard == ""
+            assert notices(app) == ["Q\\u200b not copied: the id holds characters drawn as "
+                                    "escapes, and pasted, either form could name another entry; "
+                                    "act on it here"]
+            await pilot.press("j", "j", "y")
+            await until(pilot, lambda: app.clipboard == "Q1", what="the copy")
+    run(main())
+
+
 def test_a_subject_picked_from_the_list_is_put_in_the_field_as_drawn(tmp_path):
     """Picking a subject copied it raw into the subject field, which Textual draws as it is:
     `user:ESC]0;PWNED ESC\\bob` set the terminal's title (helper-74). The field holds the

@@ -164,10 +164,17 @@ class InspectorScreen(Screen):
     def _copy(self, event: VirtualTable.CopyAsked) -> None:
         event.stop()
         memory_id = str(event.row.get(event.table.id_field) or "")
-        shown = render(memory_id, one_line=True)
-        self.app.copy_to_clipboard(shown)
-        note = "" if shown == memory_id else " (escaped: the id holds control characters)"
-        self.notify(f"copied {shown}{note}", markup=False, timeout=3)
+        shown = render(memory_id, one_line=True, edges=True)
+        if shown != memory_id:
+            # Its drawn form is another text, which may be another entry's exact id (`Q\u200b`
+            # copied for `Q` + a zero-width space named the entry `Q\u200b`: helper-74), and the
+            # id itself would paste characters a terminal does not show: nothing is copied.
+            self.notify(f"{shown} not copied: the id holds characters drawn as escapes, and "
+                        "pasted, either form could name another entry; act on it here",
+                        markup=False, severity="warning", timeout=8)
+            return
+        self.app.copy_to_clipboard(memory_id)
+        self.notify(f"copied {memory_id}", markup=False, timeout=3)
 
     @on(VirtualTable.MarksChanged)
     def _marks_changed(self, event: VirtualTable.MarksChanged) -> None:
