@@ -12,7 +12,7 @@ from textual import events as textual_events
 from textual.widgets import Button
 
 from storegen import entry, write_store
-from test_console import (WIDE, append, erase_dialog, erasure_preview, held, is_screen, name_of,
+from test_console import (WIDE, append, review_ready, screen_text, erase_dialog, erasure_preview, held, is_screen, name_of,
                           notices, review_store, state_of, statics, table, wait_rows)
 from tuikit import events, loaded, make_app, private_copy, ready, run, run_within, settle, until
 from inspector.store.append import event_draft
@@ -261,6 +261,36 @@ def test_a_dialog_confirms_only_when_the_terminal_shows_it_whole(tmp_path, size,
     else:
         assert len(events(store)) == n and name == "PlanModal"
         assert "The dialog does not fit the terminal: enlarge it to confirm." in told
+
+
+def test_a_dialog_whose_list_shows_no_entry_is_not_confirmed(tmp_path):
+    """Opened at 120x40, then the terminal shrunk to 40x12: the reject plan's list showed its
+    header and no row, the field and the buttons fitted, and ctrl+y rejected an entry never on
+    screen (helper-75). Nothing is confirmed until the list shows its first entry; at 40
+    columns the entries are listed as lines, the id first."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+    n = len(events(store))
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await review_ready(pilot, 1)
+            await pilot.press("x")
+            await until(pilot, is_screen(app, "PlanModal"), what="the reject plan")
+            await pilot.resize_terminal(40, 12)
+            await settle(pilot)
+            assert app.screen.shown_whole() is False
+            await pilot.press(*"tired", "ctrl+y")
+            await settle(pilot)
+            told = notices(app)
+            await pilot.resize_terminal(40, 16)
+            await settle(pilot)
+            lines = screen_text(app).splitlines()
+            return name_of(app), told, app.screen.shown_whole(), lines
+    name, told, fits, lines = run(main())
+    assert len(events(store)) == n and name == "PlanModal"
+    assert "The dialog does not fit the terminal: enlarge it to confirm." in told
+    assert fits is True and any(line.strip(" █▌▐") == "M11" for line in lines)
 
 
 def test_a_plan_the_store_changed_under_cannot_be_confirmed_again(tmp_path):

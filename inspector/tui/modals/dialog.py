@@ -23,6 +23,11 @@ from ...present.text import safe
 from ..widgets.typed_input import SEPARATOR, TypedInput  # noqa: F401 (TypedInput re-exported: the dialogs' field)
 
 
+# The fewest lines of a plan's list a dialog must show to be confirmed: a table's header and its
+# first row, or an entry's id and key.
+BODY_LINES = 2
+
+
 class TypeAhead:
     """What is typed while a dialog opens goes into the field it starts in, in order, never
     lost and never to the table behind. A key the app reads while the dialog is on top but not
@@ -355,7 +360,7 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
         others = sum(w.outer_size.height + w.styles.margin.top + w.styles.margin.bottom
                      for w in dialog.children if w is not body and w.display)
         room = int(self.size.height * 0.9) - dialog.styles.border.spacing.height - others
-        limit = max(1, min(room, int(self.size.height * 0.6)))
+        limit = max(BODY_LINES, min(room, int(self.size.height * 0.6)))
         if body.styles.max_height is None or body.styles.max_height.value != limit:
             body.styles.max_height = limit
 
@@ -374,14 +379,24 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
                 body.parent.border_subtitle = said
 
     def shown_whole(self) -> bool:
-        """Whether the fields and buttons are all on screen, unclipped: an operator never
-        confirms what the terminal cannot show."""
+        """Whether the fields and buttons are all on screen, unclipped, and the plan's list
+        shows at least its first lines (a table's header and a row): an operator never confirms
+        what the terminal cannot show (at 40x12 the list showed its header only, and ctrl+y
+        rejected an entry never on screen: helper-75)."""
         for widget in self.query("Input, #plan-buttons"):
             try:
                 geometry = self.find_widget(widget)
             except NoWidget:           # laid out nowhere (clipped away)
                 return False
             if geometry.region.area == 0 or not geometry.clip.contains_region(geometry.region):
+                return False
+        for body in self.query("#plan-body"):
+            try:
+                geometry = self.find_widget(body)
+            except NoWidget:
+                return False
+            shown = geometry.clip.intersection(geometry.region).height
+            if shown < min(BODY_LINES, body.virtual_size.height):
                 return False
         return True
 

@@ -22,22 +22,67 @@ from .dialog import ActionDialog, PlanBody, TypedInput
 LOUD = (gate.RULE, gate.SECRET)      # held reasons whose approval the dialog warns about
 
 
-def plan_table(plan: Plan) -> Table:
-    out = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=True)
-    out.add_column("ID", no_wrap=True)
-    out.add_column("KEY", no_wrap=True, overflow="ellipsis", ratio=2)
-    out.add_column("VALUE", no_wrap=True, overflow="ellipsis", ratio=3)
-    out.add_column("FROM", no_wrap=True)
-    out.add_column("TO", no_wrap=True)
-    for draft in plan.drafts[:200]:
+ID_CELLS = 40      # an id wider than this goes on over the next lines, never cut
+GAP = 2           # cells between two columns (a Table's padding of one each side)
+NARROW = 56       # below this many cells the entries are listed as lines, not columns
+
+
+def plan_table(plan: Plan, width: int) -> Table:
+    """The plan's entries as ID, KEY, VALUE, FROM, TO in `width` cells: FROM and TO whole, the
+    id whole (folded over lines when wider than its share), the key folded, the value cut.
+    The widths are set here: left to Rich, at 80 columns a long id was cut at its end (two ids
+    differing only there looked the same) and KEY and VALUE shrank to nothing (helper-75)."""
+    drafts = plan.drafts[:200]
+    rows = []
+    for draft in drafts:
         before, after = draft["body"]["before"], draft["body"]["after"]
         value = mask_value(before.get("value")) if is_secret(before) else before.get("value")
-        out.add_row(safe(draft["memory_id"], one_line=True, edges=True),
-                    safe(f"{before.get('entity')} · {before.get('attribute')}", one_line=True),
-                    value_text(value, 80), Text(before["status"]), Text(after["status"], style="bold"))
+        rows.append((safe(draft["memory_id"], one_line=True, edges=True),
+                     safe(f"{before.get('entity')} · {before.get('attribute')}", one_line=True),
+                     value_text(value, 80), Text(before["status"]),
+                     Text(after["status"], style="bold")))
+    from_w = max([4, *(r[3].cell_len for r in rows)])
+    to_w = max([2, *(r[4].cell_len for r in rows)])
+    rest = max(12, width - from_w - to_w - 4 * GAP)
+    id_w = min(max([2, *(r[0].cell_len for r in rows)]), ID_CELLS, max(8, rest * 2 // 5))
+    key_w = max(3, (rest - id_w) * 2 // 5)
+    value_w = max(3, rest - id_w - key_w)
+    out = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    out.add_column("ID", overflow="fold", width=id_w)
+    out.add_column("KEY", overflow="fold", width=key_w)
+    out.add_column("VALUE", no_wrap=True, overflow="ellipsis", width=value_w)
+    out.add_column("FROM", no_wrap=True, width=from_w)
+    out.add_column("TO", no_wrap=True, width=to_w)
+    for row in rows:
+        out.add_row(*row)
     if len(plan.drafts) > 200:
         out.add_row(Text(f"… and {len(plan.drafts) - 200} more", style="dim"), *[Text("")] * 4)
     return out
+
+
+class PlanTable:
+    """plan_table drawn at the width the dialog gives it."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+
+    def __rich_console__(self, console, options):
+        if options.max_width >= NARROW:
+            yield plan_table(self.plan, options.max_width)
+            return
+        # Too narrow for columns: each entry as lines (its id whole, then key, value, change).
+        for draft in self.plan.drafts[:200]:
+            before, after = draft["body"]["before"], draft["body"]["after"]
+            value = mask_value(before.get("value")) if is_secret(before) else before.get("value")
+            yield safe(draft["memory_id"], one_line=True, edges=True, style="bold")
+            yield Text("  ").append_text(
+                safe(f"{before.get('entity')} · {before.get('attribute')}", one_line=True))
+            shown = Text("  ").append_text(value_text(value, 80))
+            shown.truncate(options.max_width, overflow="ellipsis")
+            yield shown
+            yield Text(f"  {before['status']} → ").append(after["status"], style="bold")
+        if len(self.plan.drafts) > 200:
+            yield Text(f"… and {len(self.plan.drafts) - 200} more", style="dim")
 
 
 def side(value: dict | None, secret: set[str]) -> Text:
@@ -121,7 +166,7 @@ class PlanModal(ActionDialog):
                 yield Static(warning, classes="loud")
                 yield Static(loud_value(plan, memory_id), classes="loud-value")
             with PlanBody(id="plan-body"):
-                yield Static(plan_table(plan))
+                yield Static(PlanTable(plan))
                 if plan.skipped:
                     skipped = Text(f"skipped (status does not allow {plan.request.action}): ", style="dim")
                     skipped.append_text(safe(", ".join(f"{i} ({s})" for i, s in sorted(plan.skipped.items())),
