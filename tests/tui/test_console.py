@@ -767,6 +767,31 @@ def test_the_preview_shows_key_and_value_and_a_wrong_subject_gets_did_you_mean(t
     assert len(events(store)) == 7
 
 
+def test_a_shrunk_terminal_keeps_the_cursor_s_row_in_sight(tmp_path):
+    """The cursor 30 rows down, then the terminal shrunk from 40 rows to 24: the table showed
+    rows above it with none highlighted, while the detail pane and the action keys still meant
+    it (helper-75). The table scrolls to keep it in sight."""
+    store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", entry(
+        f"K{i:02}", entity="svc", attribute=f"a{i:02}", value=f"v{i}")) for i in range(60)])
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 60)
+            await pilot.press(*"j" * 30)
+            t = table(app)
+            await until(pilot, lambda: t.cursor_row == 30, what="the cursor on K30")
+            await pilot.resize_terminal(80, 24)
+            await until(pilot, lambda: app.size == (80, 24), what="the resize")
+            await settle(pilot)
+            top = t.scroll_offset.y
+            assert top <= 30 < top + t.scrollable_content_region.height - 1
+            assert any(line.split()[:1] == ["K30"] for line in screen_text(app).splitlines())
+            assert t.row_at(t.cursor_row)["memory_id"] == "K30"
+    run(main())
+
+
 def test_an_id_drawn_with_escapes_is_not_copied(tmp_path):
     """`y` on `Q` + a zero-width space copied `Q\\u200b`, the exact id of another entry, which
     a pasted command then acted on (helper-74): such an id is not copied, and the notice says

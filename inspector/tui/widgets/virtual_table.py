@@ -450,6 +450,12 @@ class VirtualTable(ScrollView, can_focus=True):
             self._pending_load = None
             self.load(source, keep_cursor=keep_cursor)
 
+    def on_resize(self) -> None:
+        """A smaller table keeps its cursor's row in sight: shrunk from 40 rows to 24, the row
+        the detail pane and the action keys meant was scrolled away, with no row highlighted
+        (helper-75). After the refresh: the new height is laid out then."""
+        self.call_after_refresh(self._scroll_to_cursor)
+
     def on_unmount(self) -> None:
         if self._requests is not None:
             self._requests.close()
