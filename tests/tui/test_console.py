@@ -392,6 +392,30 @@ def test_actions_act_on_the_entry_the_detail_pane_shows_and_jumps_walk_back(tmp_
     assert len(events(store)) == 12
 
 
+def test_hiding_the_pane_after_a_jump_brings_the_actions_back_to_the_table_s_row(tmp_path):
+    """After a jump to M3, `d d` hid the pane, and Q planned M3, which nothing on screen showed
+    (helper-75): a hidden pane drops the jump, and Q plans the highlighted row's entry."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("end")                                # M7
+            await wait_detail(pilot, "M7", lineage=True)
+            await pilot.press("l", "enter")                         # M3: no belief row
+            await wait_detail(pilot, "M3")
+            await pilot.press("escape", "d", "d")                   # wider, then hidden
+            await settle(pilot)
+            await pilot.press(QUARANTINE)
+            await until(pilot, is_screen(app, "PlanModal"))
+            assert app.screen.plan.request.ids == ("M7",)
+            await pilot.press("escape", "d")                        # shown again: M7
+            await wait_detail(pilot, "M7")
+    run(main())
+    assert len(events(store)) == 12
+
+
 def test_the_pane_wraps_to_the_width_it_shows_whether_or_not_it_scrolls(tmp_path):
     """Its lines are wrapped to the width they are shown at, whether the detail came at once or
     its lineage later: a pane that starts to scroll keeps the width it had (a scrollbar that

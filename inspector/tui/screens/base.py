@@ -324,10 +324,18 @@ class InspectorScreen(Screen):
         self._pane_size = (self._pane_size + 1) % len(PANE_SIZES)
         for size in PANE_SIZES[1:]:
             main.set_class(PANE_SIZES[self._pane_size] == size, size)
-        if PANE_SIZES[self._pane_size] == "-hidden" and self.focused is self.query_one(DetailPane):
-            table = self.main_table()
-            if table is not None:
-                table.focus()
+        if PANE_SIZES[self._pane_size] != "-hidden":
+            return
+        table = self.main_table()
+        if self.focused is self.query_one(DetailPane) and table is not None:
+            table.focus()
+        if self._jumped_at is not None and table is not None:
+            # A hidden pane shows no entry jumped to: the action keys go back to the row the
+            # table highlights (they acted on the entry jumped to, off screen: helper-75).
+            self._jumped_at = None
+            row = table.row_at(table.cursor_row)
+            if row is not None:
+                self.show_row(row)
 
     def applied_fields(self) -> list[tuple[str, str, str, object]]:
         """The screen's fields that apply on enter, each as (id, the text the screen is at,
