@@ -48,6 +48,12 @@ DROP_AFTER_CLOSE_S = 2.0
 CONFIRMATIONS = {"reason": PlanModal, "subject": EraseModal}   # by Action.confirm
 
 
+def _inode(path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
 class InspectorApp(App):
     CSS_PATH = "inspector.tcss"
     TITLE = "inspector"
@@ -271,6 +277,10 @@ class InspectorApp(App):
         try:
             problem = log_change(store.paths.log, state.seq, state.hash, state.offset, state.inode,
                                  self.session.hash_at)
+            # Rewritten in place, the chain kept (another process's erasure): the check the
+            # Audit screen shows was of the lines before (helper-75: "0 bodies erased" after
+            # six were), so the chain is checked again once the change is taken.
+            rewritten = problem is None and state.seq > 0 and _inode(store.paths.log) != state.inode
             if problem:
                 # A log rewritten in place (`cat kept > events.jsonl`) is empty for a moment:
                 # judged then, it read "rolled back to seq 0" (helper-64). Judged again once the
@@ -314,6 +324,8 @@ class InspectorApp(App):
             self._live_at = time.monotonic()
             self.call_from_thread(self.set_status, live_recent=True)
             self.call_from_thread(self._after_change, True)
+        if rewritten and not problem:
+            self.verify_chain()
 
     def rebuild_view(self) -> None:
         self._rebuild()
