@@ -66,7 +66,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 if TYPE_CHECKING:     # imported where a Text is made: a command printing JSON never needs Rich
     from rich.text import Span, Text
 
-from ..store import jsonsafe
+from ..store import escapes, jsonsafe
 
 ESCAPE_STYLE: Final = "reverse"
 """How escapes, doubled backslashes and truncation marks are drawn: reverse
@@ -101,7 +101,6 @@ LOOK_ALIKES: Final = (
 )
 _LOOK_ALIKE: Final = re.compile(f"[{LOOK_ALIKES}\U0001d400-\U0001d7ff]")
 _WORD: Final = re.compile(r"\w+")
-_SHORT_ESCAPES: Final = {"\n": "\\n", "\t": "\\t", "\\": "\\\\"}
 _SHORT_UNESCAPES: Final = {"n": "\n", "t": "\t", "\\": "\\"}
 
 
@@ -191,13 +190,7 @@ def _grammar_of(s: str, one_line: bool, edges: bool = False) -> _Grammar:
 def _escape(char: str) -> str:
     if len(char) > 1:               # the spaces a one-line text begins or ends with
         return "".join(map(_escape, char))
-    short = _SHORT_ESCAPES.get(char)
-    if short is not None:
-        return short
-    code = ord(char)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\u{{{code:x}}}"
+    return escapes.escape(char)
 
 
 def _unescape(match: re.Match[str]) -> str:

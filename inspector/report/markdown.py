@@ -8,16 +8,14 @@ no escape stops) is shown as code."""
 from __future__ import annotations
 
 import re
-from html import escape
 
 from ..present.text import as_str, render
 from ..store.diff import TRUNCATED_CAUSES
 from ..store.model import format_time
-from ..store.reports import manifest_line
+from ..store.reports import manifest_line, markdown_text
 from .incident import Incident, Picture
 
 VALUE_CHARS = 400
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~!#])")
 # GFM's extended autolinks (a scheme and ://, www., an e-mail address with or without mailto:
 # or xmpp:): a code span is never one. The span holds no backtick, pipe, space, angle bracket,
 # quote or parenthesis, and ends before trailing punctuation, as GFM's own links do.
@@ -33,13 +31,9 @@ def md(value, limit: int | None = None) -> str:
         shown = f"{shown[:limit]}… ({len(shown)} chars)"
     parts, at = [], 0
     for link in _LINKISH.finditer(shown):
-        parts += [_plain(shown[at:link.start()]), f"`{link.group(0)}`"]
+        parts += [markdown_text(shown[at:link.start()]), f"`{link.group(0)}`"]
         at = link.end()
-    return "".join([*parts, _plain(shown[at:])])
-
-
-def _plain(text: str) -> str:
-    return _MD_SPECIAL.sub(r"\\\1", escape(text, quote=False))
+    return "".join([*parts, markdown_text(shown[at:])])
 
 
 def ident(value) -> str:

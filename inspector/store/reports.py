@@ -6,6 +6,8 @@ data it shows (`<!-- inspector-report mentions: [...] -->`, JSON with `<`, `>` a
 escaped so that the comment cannot be closed early). `mentioning` reads that line, so an id
 is matched exactly ("M1" never matches a report about "M10" only); a file under reports/
 without the line (put there by hand) is matched on the id's plain and HTML-escaped text.
+An erased data subject is looked for in the text of every file, in any form a report writes it
+(`_written`).
 
 A report is written only under the store's lock and only while the log is still the one it was
 built from (`log_unchanged`): an erasure that completed between the load and the write replaced
@@ -27,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
-from . import jsonsafe, view
+from . import escapes, jsonsafe, view
 from .errors import BadInput, Stale
 from .files import FILE_MODE, refuse_link, write_file, write_new
 from .logfile import StorePaths, check_writable
@@ -139,7 +141,7 @@ def mentioning(paths: StorePaths, ids, names=()) -> list[Path]:
     A name is looked for in the text, whatever the manifest lists: a report shows names of
     entries it does not list (the scope of a belief change is a context, which the erased
     entries' scope may be while the beliefs shown are another entry's: helper-73)."""
-    wanted, texts = set(ids), {form for name in names if name for form in _name_forms(name)}
+    wanted, texts = set(ids), [_written(name) for name in dict.fromkeys(names) if name]
     root = reports_dir(paths)
     refuse_link(root, directory=True)
     if not (wanted or texts) or not root.is_dir():
@@ -153,27 +155,67 @@ def mentioning(paths: StorePaths, ids, names=()) -> list[Path]:
     return sorted(found)
 
 
-def _mentions(path: Path, wanted: set[str], texts: set[bytes]) -> bool:
+def _mentions(path: Path, wanted: set[str], texts: list[re.Pattern[str]]) -> bool:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     with os.fdopen(fd, "rb") as handle:
         data = handle.read()
-    if any(form in data for form in texts):
-        return True
+    if texts:
+        text = data.decode("utf-8", errors="replace")
+        if any(form.search(text) for form in texts):
+            return True
     listed = _manifest(data)
     if listed is not None:
         return not wanted.isdisjoint(listed)
     return any(form in data for i in wanted for form in _forms(i))
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~!#])")
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~!#])")
 
 
-def _name_forms(name: str) -> set[bytes]:
-    """A name as the reports write it: as it is, HTML-escaped, and as Markdown text (HTML-
-    escaped, its Markdown signs behind a backslash: report/markdown.md)."""
-    escaped = html.escape(name, quote=True)
-    return {name.encode(), escaped.encode(),
-            _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(name, quote=False)).encode()}
+def markdown_text(text: str) -> str:
+    """Text as the Markdown report writes it outside code: HTML-escaped (a Markdown viewer
+    renders raw HTML), Markdown's own signs behind a backslash (report/markdown.py)."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def _written(name: str) -> re.Pattern[str]:
+    """A name in any form a report can write it. A writer shows a text through the sanitizer
+    (present/text.py: a code point escaped, as `\\u200b`, or not, by the output's encoding and
+    the text around it; a backslash doubled or not, by the character after it), then HTML-
+    or Markdown-escapes it, or writes it as a Markdown code span, which may begin or end inside
+    the name (a link); and a message may quote the name with repr() or as JSON first, whose
+    escapes the sanitizer escapes again (`\\\\u200b`). The forms of each character are
+    alternatives; a run of backslashes is one count (each is written as 1 to 8), so that a
+    name of many backslashes costs no more to look for than one."""
+    parts = []
+    for run in re.findall(r"\\+|[^\\]", name):
+        if run[0] == "\\":
+            parts.append(rf"(?:\\`?){{{len(run)},{8 * len(run)}}}")
+        else:
+            parts.append(_one_of(_CODE_SPAN.join(map(_rendered, source)) for source in _quoted(run)))
+    return re.compile(_CODE_SPAN.join(parts))
+
+
+_CODE_SPAN = "`?"        # where a Markdown code span may begin or end
+
+
+def _quoted(char: str) -> set[str]:
+    """A character as a message may quote it before the sanitizer sees it."""
+    return {char, repr(char)[1:-1], json.dumps(char, ensure_ascii=False)[1:-1],
+            *(("\\'",) if char == "'" else ())}
+
+
+def _rendered(char: str) -> str:
+    """The forms the sanitizer and then a report format may write `char` in, as a pattern. Only
+    a printable ASCII character other than the space and the backslash is never escaped."""
+    drawn = {char} if "!" <= char <= "~" and char != "\\" else {char, escapes.escape(char)}
+    return _one_of(_CODE_SPAN.join(_one_of(re.escape(form) for form in
+                                           {c, html.escape(c, quote=True), markdown_text(c)})
+                                   for c in shown) for shown in drawn)
+
+
+def _one_of(patterns) -> str:
+    return "(?:" + "|".join(sorted(set(patterns))) + ")"
 
 
 def _manifest(data: bytes) -> set[str] | None:

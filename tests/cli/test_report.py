@@ -29,6 +29,9 @@ from storegen import entry  # noqa: E402
 from test_diff import build, day  # noqa: E402
 from inspector.store.append import LogWriter, event_draft  # noqa: E402
 from inspector.store.logfile import store_paths  # noqa: E402
+from inspector.present.text import render, set_output_encoding  # noqa: E402
+from inspector.report.html import h  # noqa: E402
+from inspector.report.markdown import md  # noqa: E402
 from inspector.store.reports import manifest_line, mentioning  # noqa: E402
 
 KEY = "sk-live-ABCDEF1234567890abcdefGHIJKL"
@@ -327,6 +330,61 @@ def test_erasure_by_subject_deletes_a_report_that_shows_the_subject_as_a_scope(t
     assert result.json["certificate"]["reports_deleted"] == [f"reports/{path.name}"]
     assert not any(b"sam_baker" in p.read_bytes() or b"sam\\_baker" in p.read_bytes()
                    for p in store.rglob("*") if p.is_file() and "certificates" not in p.parts)
+
+
+@pytest.mark.parametrize("form, shown", [("md", "tenant:acme/user:zq77\\\\{}"),
+                                         ("html", "tenant:acme/user:zq77\\{}")])
+@pytest.mark.parametrize("tail, escape", [("\u200b", "u200b"), ("\xa0", "xa0"), ("\u202e", "u202e"),
+                                          ("\x1b", "x1b")])
+def test_erasure_by_subject_deletes_a_report_that_shows_the_subject_escaped(
+        tmp_path, form, shown, tail, escape):
+    """A subject with an invisible, blank, bidi or control character is written in a report as
+    the sanitizer escapes it (`\\u200b`, and `\\\\u200b` in Markdown), not as it is: the
+    erasure looked for it as it is and left both reports holding it (tester's defect 1)."""
+    subject = "user:zq77" + tail
+    about = dict(entity="svc", attribute="k", value="zq77 thing", scope="tenant:acme/" + subject,
+                 subject=subject)
+    store = build(tmp_path / "s", [
+        (day("01:00:00"), "write", entry("E1", **about)),
+        (day("01:00:01"), "retract", entry("E1", status="retracted", **about)),
+        (day("02:00:00"), "write", entry("X1", entity="svc", attribute="k", value="global",
+                                         scope="tenant:acme", observed_at=day("02:00:00")))])
+    path = Path(report(store, "--format", form, "--since", day("01:30:00")).json["path"])
+    written = path.read_text(encoding="utf-8")
+    assert shown.format(escape) in written and subject not in written
+    result = inspector("erase", store, "--subject", subject, "--reason", "DSR-1", "--operator", "a",
+                       "--json")
+    assert result.code == 0, result.stderr
+    assert result.json["certificate"]["reports_deleted"] == [f"reports/{path.name}"]
+    assert [p for p in store.rglob("*") if p.is_file() and b"zq77" in p.read_bytes()] == []
+
+
+def test_mentioning_finds_a_subject_in_every_form_a_report_writes_it(store):
+    """Each file holds the subject as one writer path writes it: escaped by the sanitizer, then
+    HTML- or Markdown-escaped, or in a lineage tree's fenced block; quoted with repr() in a
+    finding's message and escaped again; cut by a Markdown code span; escaped for an ASCII
+    terminal."""
+    subject = "user:zq\u200b_77"
+    forms = {"html.html": h(f"in {subject}"), "md.md": md(f"in {subject}"),
+             "repr.html": h(f"scope {subject!r}"), "repr.md": md(f"scope {subject!r}"),
+             "span.md": md(f"mail {subject}@example.com"),
+             "fence.md": render(f"E1  {subject}  [observation]", one_line=True)}
+    assert forms["repr.md"] == "scope 'user:zq\\\\\\\\u200b\\_77'"
+    assert forms["span.md"] == "mail user:zq\\\\`u200b_77@example.com`"
+    set_output_encoding("ascii")
+    try:
+        ascii_form = md("in user:jürgen")
+    finally:
+        set_output_encoding(None)
+    assert ascii_form == "in user:j\\\\xfcrgen"
+    folder = store / "reports"
+    folder.mkdir()
+    for name, text in {**forms, "ascii.md": ascii_form, "other.md": md("user:zq77 user:jurgen")}.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    paths = store_paths(store)
+    assert mentioning(paths, [], [subject]) == sorted(folder / name for name in forms)
+    assert mentioning(paths, [], ["user:jürgen"]) == [folder / "ascii.md"]
+    assert mentioning(paths, [], ["user:zq77"]) == [folder / "other.md"]
 
 
 @pytest.mark.parametrize("name, named", [
