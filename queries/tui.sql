@@ -351,9 +351,11 @@ FROM query_table($table) r
 GROUP BY 1 ORDER BY n DESC, value NULLS LAST LIMIT 500
 
 -- name: tui_frequencies_flagged
--- The same for the value column, with whether an entry holding the value is marked secret.
+-- The same for the value column, with whether an entry holding the value is marked secret
+-- (its sensitivity read by its ASCII letters in any case, as model.sensitivity_of reads it).
 SELECT struct_extract(r, $field)::VARCHAR AS value, count(*) AS n,
-    bool_or(coalesce(r.sensitivity = 'secret' OR r.held_reason = 'secret', false)) AS secret
+    bool_or(coalesce(lower(regexp_replace(r.sensitivity, '[^A-Za-z]', '', 'g')) = 'secret'
+                     OR r.held_reason = 'secret', false)) AS secret
 FROM query_table($table) r
 GROUP BY 1 ORDER BY n DESC, value NULLS LAST LIMIT 500
 

@@ -11,6 +11,7 @@ show the one value asked for.
 from __future__ import annotations
 
 from ..store import detect
+from ..store.model import sensitivity_of
 
 SHOWN = 4
 
@@ -20,7 +21,7 @@ def is_secret(entry: dict | None) -> bool:
     credential)."""
     if not entry:
         return False
-    if entry.get("held_reason") == "secret" or entry.get("sensitivity") == "secret":
+    if entry.get("held_reason") == "secret" or sensitivity_of(entry.get("sensitivity")) == "secret":
         return True
     return any(detect.secret(text) for text in detect.texts_of(entry.get("value")))
 

@@ -12,7 +12,7 @@ from . import detect, policy
 from .detect.batch import Judged
 from .chain import sha256_hex
 from .detect.text import normalize
-from .model import principal, segments
+from .model import principal, segments, sensitivity_of
 
 RULE = "rule_from_untrusted_source"
 SECRET = "secret"
@@ -120,7 +120,7 @@ def judge(entry: dict, suppression: Suppression, key_policy: policy.Policy = pol
     with what matched (the text answers taken from `judged` where it holds them)."""
     if suppression.digests and suppression.matches(entry):
         return Hold(SUPPRESSED, "suppressed_subject: it names a data subject erased before")
-    if entry.get("sensitivity") == "secret":
+    if sensitivity_of(entry.get("sensitivity")) == "secret":
         return Hold(SECRET, "secret: sensitivity is secret")
     found = secret_finding(entry, judged)
     if found:

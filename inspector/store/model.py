@@ -12,6 +12,7 @@ LAYERS = ("episodic", "semantic", "procedural")
 STATUSES = ("held", "active", "rejected", "quarantined", "retracted", "expired", "erased")
 SOURCE_CLASSES = ("user", "operator", "system", "agent", "tool", "document", "web")
 SEVERITIES = ("low", "medium", "high")
+SENSITIVITIES = ("pii", "secret")
 
 # RFC 3339 date-time: the only time syntax the store and the command line accept.
 # The loader's real_time (queries/load.sql), character for character: hours 00-23, minutes and
@@ -83,6 +84,18 @@ def is_source(text: object) -> bool:
 
 def is_actor(text: object) -> bool:
     return isinstance(text, str) and _ACTOR.fullmatch(text) is not None
+
+
+def sensitivity_of(value: object) -> str | None:
+    """The sensitivity a stored `sensitivity` means: `pii` or `secret` read by its ASCII letters
+    alone, in any case ("Secret", " secret" + a zero-width space, "S-E-C-R-E-T"), else None.
+    A writer refuses any spelling but the exact one (writes.sensitivity_problem); a log written
+    before may hold another, and a "Secret" read as no sensitivity was neither held nor masked.
+    queries/tui.sql (tui_frequencies_flagged) reads it the same way."""
+    if not isinstance(value, str):
+        return None
+    letters = "".join(c for c in value if c.isascii() and c.isalpha()).lower()
+    return letters if letters in SENSITIVITIES else None
 
 
 def principal(source: str) -> str:

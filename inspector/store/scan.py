@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator, TypeVar
 from . import beliefs, detect, gate, jsonsafe, lean, lineage, macros, policy
 from .detect import batch
 from .load import Store
-from .model import SEVERITIES, now_utc
+from .model import SEVERITIES, now_utc, sensitivity_of
 from .queries import sql
 
 T = TypeVar("T")
@@ -260,7 +260,7 @@ def _text_findings(m: str, status: str, entry: dict, subject, sensitivity,
                                                   f"{hit.excerpt}); rotate it and erase the entry"))
     if subject is None and status != "erased":
         kinds = sorted({f.category for t in detect.texts_of(entry["value"]) for f in detect.pii(t)})
-        if sensitivity == "pii" or kinds:
+        if sensitivity_of(sensitivity) == "pii" or kinds:
             what = ", ".join(kinds) if kinds else "sensitivity pii"
             out.append(Finding("pii.no_subject", m, f"{m} holds personal data ({what}) but no subject: "
                                                     "erasure by subject would miss it"))

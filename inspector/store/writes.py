@@ -12,7 +12,7 @@ from . import detect, gate, policy
 from .append import event_draft
 from .contract import entry_problem
 from .detect.batch import Judged
-from .model import ENTRY_DEFAULTS
+from .model import ENTRY_DEFAULTS, SENSITIVITIES, sensitivity_of
 
 GATE_DECIDES = ("status", "held_reason")     # a feed's values for these are ignored
 
@@ -91,6 +91,20 @@ def retention_problem(before: dict | None, after: dict, actor: str) -> str | Non
             f'is {actor}); have an operator write it, e.g. `inspector ingest … --actor operator:NAME`')
 
 
+def sensitivity_problem(before: dict | None, after: dict) -> str | None:
+    """Why `sensitivity` may not be written as it is (None: it may): only `pii`, `secret` or
+    null. Every reader takes a spelling that differs by case, spaces or signs for that
+    sensitivity (model.sensitivity_of), but a writer is told: another program reading the log
+    would take "Secret" for no sensitivity and show the value. An entry the log already holds
+    with such a value is not refused for it until its sensitivity changes."""
+    value = after.get("sensitivity")
+    if value is None or value in SENSITIVITIES or (before and before.get("sensitivity") == value):
+        return None
+    meant = sensitivity_of(value)
+    said = f"write {meant!r}" if meant else "leave it out when neither applies"
+    return f'field "sensitivity" must be pii, secret or null, not {value!r}: {said}'
+
+
 def admit(before: dict | None, fields: dict, suppression: gate.Suppression, actor: str, *,
           reason: str | None = None, batch: str | None = None,
           key_policy: policy.Policy = policy.DEFAULT, judged: Judged | None = None) -> Admitted:
@@ -103,7 +117,7 @@ def admit(before: dict | None, fields: dict, suppression: gate.Suppression, acto
     problem = entry_problem(after) or (None if before else id_problem(after["id"]))
     if problem:
         raise InvalidEntry(problem)
-    problem = retention_problem(before, after, actor)
+    problem = retention_problem(before, after, actor) or sensitivity_problem(before, after)
     if problem:
         raise InvalidEntry(problem)
     held = gate.judge(after, suppression, key_policy, judged)

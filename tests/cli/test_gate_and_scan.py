@@ -242,3 +242,50 @@ def test_an_id_with_personal_data_written_before_is_found_by_scan_and_named_by_e
         "sam.k@example.org", "tel +1 415 555 0132"]
     dry = inspector("erase", store, "J-1", "--dry-run")
     assert (dry.code, "warning" in dry.stderr) == (3, False)
+
+
+@pytest.mark.parametrize("sensitivity, said", [("Secret", "write 'secret'"), (" pii\u200b", "write 'pii'"),
+                                               ("confidential", "leave it out when neither applies")])
+def test_a_sensitivity_other_than_pii_or_secret_is_refused_naming_the_line(store, tmp_path,
+                                                                           sensitivity, said):
+    """"Secret" was written active and shown in clear, as no sensitivity (tester's defect 2)."""
+    path = feed(tmp_path, line("Z2", "fine", sensitivity="secret"), line("Z1", "hunter2 horse", sensitivity=sensitivity))
+    before = (store / "events.jsonl").read_bytes()
+    result = ingest(store, path)
+    assert result.code == 2 and (store / "events.jsonl").read_bytes() == before
+    error = f"field \"sensitivity\" must be pii, secret or null, not {sensitivity!r}: {said}"
+    assert result.json["rejected_lines"] == [{"line": 2, "error": error}]
+    assert result.stderr.splitlines() == [
+        f"error: {path} line 2: {error}; nothing was written (fix the line, or pass "
+        "--skip-bad-lines to write the others)"]
+
+
+def test_a_logged_sensitivity_in_another_case_is_that_sensitivity_everywhere(tmp_path):
+    """A log written before the refusal keeps loading; its "Secret" and " PII" + a zero-width
+    space are that sensitivity: masked, held on the next write, scanned, flagged in the TUI."""
+    store = write_store(tmp_path / "s", [
+        ("2026-10-01T00:00:00Z", "write", entry("Z1", entity="svc", attribute="db_pw",
+                                                value="correct horse battery staple 42", sensitivity="Secret")),
+        ("2026-10-01T00:00:01Z", "write", entry("P1", entity="svc", attribute="note", value="likes tea",
+                                                sensitivity=" PII\u200b"))])
+    shown = inspector("beliefs", store)
+    assert shown.code == 0 and "corr…[31 chars]" in shown.stdout and "correct horse" not in shown.stdout
+    found = inspector("scan", store, "--json")
+    assert [(f["rule"], f["memory_id"], f["message"]) for f in found.json["findings"]] == [
+        ("pii.no_subject", "P1", "P1 holds personal data (sensitivity pii) but no subject: erasure "
+                                 "by subject would miss it")]
+    update = {"id": "Z1", "entity": "svc", "attribute": "db_pw", "value": "new horse battery staple",
+              "kind": "observation", "source": "tool:t", "observed_at": "2026-10-02T00:00:00Z"}
+    written = ingest(store, feed(tmp_path, update))
+    assert written.code == 0 and written.json["held_ids"] == {"Z1": "secret"}
+
+    import duckdb
+    from inspector.present.mask import is_secret
+    from inspector.store.queries import sql
+    assert is_secret({"value": "x", "sensitivity": "SECRET "}) and not is_secret({"value": "x", "sensitivity": "pii"})
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT * FROM (VALUES ('a', 'Secret', NULL), ('b', 'S E C R E T\u200b', NULL), "
+                "('c', 'secrets', NULL), ('d', NULL, NULL)) v(value, sensitivity, held_reason)")
+    flagged = con.execute(sql("tui_frequencies_flagged"), {"table": "t", "field": "value"}).fetchall()
+    assert sorted((value, secret) for value, _, secret in flagged) == [
+        ("a", True), ("b", True), ("c", False), ("d", False)]
