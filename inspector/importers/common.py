@@ -39,6 +39,14 @@ class BadRow(ValueError):
     """A source row that cannot be mapped; the message says why, without the row's content."""
 
 
+def quoted(text: str) -> str:
+    """A row's text as a BadRow message quotes it: the text itself, between quotes. Not repr():
+    the refusal and the skipped-rows list make its dangerous characters visible as they show
+    any text, and repr's escapes were escaped again there (`'ADD\\\\x1b'`), and stood in the
+    JSON `reason` instead of the text."""
+    return f"'{text}'"
+
+
 @dataclass
 class Plan:
     """What an import would write: event drafts in log order, and the rows it could not map."""
@@ -161,22 +169,22 @@ def parse_sqlite_time(value: object, column: str) -> datetime | None:
         return None
     match = _SQLITE_TIME.fullmatch(text.strip())
     if not match:
-        raise BadRow(f"{column} {text[:40]!r} is not a time (expected e.g. 2025-03-01 09:00:00 "
+        raise BadRow(f"{column} {quoted(text[:40])} is not a time (expected e.g. 2025-03-01 09:00:00 "
                      "or 2025-03-01T09:00:00.123456+00:00)")
     date, clock, fraction, offset = match.groups()
     if offset and offset not in "Zz" and (int(offset[1:3]) > 23 or int(offset[-2:]) > 59):
-        raise BadRow(f"{column} {text[:40]!r} is not a valid time (its offset {offset} is not "
+        raise BadRow(f"{column} {quoted(text[:40])} is not a valid time (its offset {offset} is not "
                      "between -23:59 and +23:59)")
     micro = (fraction or "").ljust(6, "0")[:6]
     iso = f"{date}T{clock}.{micro}" + _offset(offset)
     try:
         local = datetime.fromisoformat(iso)
     except ValueError as exc:
-        raise BadRow(f"{column} {text[:40]!r} is not a valid time ({exc})") from None
+        raise BadRow(f"{column} {quoted(text[:40])} is not a valid time ({exc})") from None
     try:
         return local.astimezone(timezone.utc)
     except OverflowError:       # 9999-12-31T23:59:59-23:59: a real local time, no UTC one
-        raise BadRow(f"{column} {text[:40]!r} is not a valid time (in UTC it falls outside "
+        raise BadRow(f"{column} {quoted(text[:40])} is not a valid time (in UTC it falls outside "
                      "years 1 to 9999)") from None
 
 

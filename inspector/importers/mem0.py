@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..store.errors import BadInput
 from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, count_rows,
-                     new_batch, parse_sqlite_time, plural, read_rows, refusal,
+                     new_batch, parse_sqlite_time, plural, quoted, read_rows, refusal,
                      require_columns, require_table, rfc3339, tables)
 from .source import reading
 
@@ -104,10 +104,10 @@ def read_row(raw: tuple, layout: Layout) -> Row:
     memory_id, event = as_text(memory_id, "memory_id"), as_text(event, "event")
     if not memory_id or not _UUID.fullmatch(memory_id):
         raise BadRow("memory_id is NULL" if memory_id is None else
-                     f"memory_id {memory_id[:40]!r} is not a uuid (mem0 writes uuid4 ids)")
+                     f"memory_id {quoted(memory_id[:40])} is not a uuid (mem0 writes uuid4 ids)")
     op = OPS.get((event or "").strip().lower())
     if op is None:
-        raise BadRow(f"event {event!r} is not ADD, UPDATE or DELETE")
+        raise BadRow(f"event {quoted(event)} is not ADD, UPDATE or DELETE")
     text = as_text(new, layout.new)
     time = parse_sqlite_time(updated, layout.updated) if layout.updated else None
     time = time or parse_sqlite_time(created, layout.created)
@@ -133,7 +133,7 @@ def who(row: Row) -> dict:
     """Entity, kind, source and subject of a row, by its role and actor_id."""
     role, actor = (row.role or "").lower(), row.actor_id
     if role in ("user", "assistant") and actor and not _SOURCE_ID.fullmatch(actor):
-        raise BadRow(f"actor_id {actor[:40]!r} holds a space or '/', so it cannot name a source")
+        raise BadRow(f"actor_id {quoted(actor[:40])} holds a space or '/', so it cannot name a source")
     if role == "user" and actor:
         name = f"user:{actor}"
         return {"entity": name, "kind": "observation", "source": name, "subject": name}

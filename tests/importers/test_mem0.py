@@ -591,3 +591,23 @@ def test_a_history_table_without_row_numbers_or_named_in_capitals(tmp_path):
     upper = make_history(tmp_path / "up.db", [row], table="HISTORY")
     import_mem0(upper, tmp_path / "out")
     assert [e["memory_id"] for e in log(tmp_path / "out")] == [M1]
+
+
+def test_a_bad_row_quotes_its_text_once_in_the_refusal_the_list_and_the_json(tmp_path):
+    """The skipped-rows list showed ESC as `\\\\x1b` (repr's escape escaped again) where the
+    refusal showed `\\x1b`, and the JSON reason held the repr, not the text (tester's defect 3)."""
+    event = "ADD\x1b]52;c;aGk=\x07"
+    source = make_history(tmp_path / "h.db", [
+        v2_row(1, M1, "ADD", "Lives in Lisbon", "2025-01-01 10:00:00"),
+        v2_row(2, M2, event, "Likes tea", "2025-01-01 10:00:00")])
+    shown = "event 'ADD\\x1b]52;c;aGk=\\x07' is not ADD, UPDATE or DELETE"
+    done = subprocess.run(IMPORT + ["mem0", str(source), str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    assert done.stderr == (f"error: {source}: table `history` rowid 2 cannot be imported: "
+                           f"{shown}; nothing was written (pass --skip-bad-rows to import the "
+                           "other rows and list the skipped ones)\n")
+    done = subprocess.run(IMPORT + ["mem0", str(source), str(tmp_path / "out"), "--skip-bad-rows"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and f"  skipped rowid 2: {shown}" in done.stderr.splitlines()
+    doc = import_mem0(source, tmp_path / "out2", skip_bad_rows=True)
+    assert doc["skipped_rows"] == [{"rowid": 2, "reason": f"event '{event}' is not ADD, UPDATE or DELETE"}]
