@@ -176,8 +176,8 @@ def notes(doc: dict, plan: LangGraphPlan, vectors: Vectors | None) -> list[str]:
                    "matches the entity (the dot-joined namespace) only as a whole; erase them "
                    "by id")
     if plan.expired:
-        out.append(f"{plural(plan.expired, 'entry', 'entries')} had already expired but were "
-                   "still in the file (no TTL sweep ran, so LangGraph still returns them): "
+        out.append(f"{plural(plan.expired, 'entry', 'entries')} had already expired but "
+                   f"{'was' if plan.expired == 1 else 'were'} still in the file (no TTL sweep ran, so LangGraph still returns them): "
                    "imported with expires_at kept, for `expire --due`")
     if plan.held:
         out.append(f"{plural(len(plan.held), 'entry was', 'entries were')} held by the write "

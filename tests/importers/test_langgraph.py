@@ -447,3 +447,13 @@ def test_columns_hiding_every_row_number_name_are_refused(tmp_path):
     assert message == (f"{source}: table `store` has columns named rowid, _rowid_ and oid, which "
                        "hide the row numbers an import names rows by; rename one of those "
                        "columns in a copy of the file and import the copy")
+
+
+def test_the_expired_note_agrees_with_one_entry(tmp_path):
+    """"1 entry had already expired but were still in the file" (tester's defect 3)."""
+    source = make_store(tmp_path / "s.db", [
+        ("ns", "a", '{"x": 1}', "2025-01-01 10:00:00", None, "2025-02-01 00:00:00")])
+    doc = import_langgraph(source, tmp_path / "out")
+    assert [n for n in doc["notes"] if "expired" in n] == [
+        "1 entry had already expired but was still in the file (no TTL sweep ran, so LangGraph "
+        "still returns them): imported with expires_at kept, for `expire --due`"]
