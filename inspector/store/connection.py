@@ -23,7 +23,7 @@ SETUP = ("versions_create", "entries_create", "edges_create", "known_ids_create"
          "version_keys_create",
          "touched_create", "scope_create", "cites_create", "cites_seq_create", "base_attach_empty",
          *EMPTY_BASE, *OVERLAYS)
-SETTINGS = ("set_utc", "no_progress_bar")
+SETTINGS = ("set_utc", "no_progress_bar", "no_zstd")
 
 
 def attach_empty_base(con: duckdb.DuckDBPyConnection) -> None:
