@@ -177,8 +177,9 @@ def notes(doc: dict, plan: LangGraphPlan, vectors: Vectors | None) -> list[str]:
                    "by id")
     if plan.expired:
         out.append(f"{plural(plan.expired, 'entry', 'entries')} had already expired but "
-                   f"{'was' if plan.expired == 1 else 'were'} still in the file (no TTL sweep ran, so LangGraph still returns them): "
-                   "imported with expires_at kept, for `expire --due`")
+                   f"{'was' if plan.expired == 1 else 'were'} still in the file (no TTL sweep "
+                   "ran, so LangGraph still returns them): imported with expires_at kept, for "
+                   "`expire --due`")
     if plan.held:
         out.append(f"{plural(len(plan.held), 'entry was', 'entries were')} held by the write "
                    "gate; `inspector held STORE` lists them with the reason")

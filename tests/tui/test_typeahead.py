@@ -12,8 +12,9 @@ from textual import events as textual_events
 from textual.widgets import Button
 
 from storegen import entry, write_store
-from test_console import (WIDE, append, review_ready, screen_text, erase_dialog, erasure_preview, held, is_screen, name_of,
-                          notices, review_store, state_of, statics, table, wait_rows)
+from test_console import (WIDE, append, erase_dialog, erasure_preview, held, is_screen, name_of,
+                          notices, review_ready, review_store, screen_text, state_of, statics,
+                          table, wait_rows)
 from tuikit import events, loaded, make_app, private_copy, ready, run, run_within, settle, until
 from inspector.store.append import event_draft
 from inspector.tui.app import IGNORED
