@@ -54,6 +54,7 @@ def _inode(path) -> int | None:
     except OSError:
         return None
 
+
 class InspectorApp(App):
     CSS_PATH = "inspector.tcss"
     TITLE = "inspector"
