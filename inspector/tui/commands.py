@@ -32,7 +32,10 @@ class InspectorCommands(Provider):
             if active.node.check_action(action_name(binding), action_params(binding)) is False:
                 continue
             seen.add(binding.action)
-            yield (binding.description.capitalize(), f"key {app.get_key_display(binding)}",
+            # the first letter up, the rest as written: capitalize() turned `F` into `f`,
+            # another key (helper-78)
+            description = binding.description[:1].upper() + binding.description[1:]
+            yield (description, f"key {app.get_key_display(binding)}",
                    lambda a=binding.action, n=active.node: n.run_action(a))
         yield "Verify the chain", "audit --verify in the background", app.verify_chain
 

@@ -631,6 +631,14 @@ def test_the_palette_finds_the_actions_of_the_screen(tmp_path):
             prompts = [str(o.prompt) for o in app.screen.query_one(CommandList).options]
             assert any("Quarantine the selected entries" in p for p in prompts), prompts
             assert any("Go to Quarantine" in p for p in prompts)
+            # a description keeps its keys' case: `F` is not `f`, another key (helper-78)
+            await pilot.press(*"ctrl+u".split(), *"again after")
+            await until(pilot, lambda: any("again after" in str(o.prompt) for o in
+                                           app.screen.query_one(CommandList).options),
+                        what="the escape hit")
+            prompts = [str(o.prompt) for o in app.screen.query_one(CommandList).options]
+            hit = next(p for p in prompts if "again after" in p)
+            assert "after F or the Overview narrowed it" in hit, hit
     run(main())
 
 
