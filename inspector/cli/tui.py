@@ -44,6 +44,7 @@ def demo(name: str = typer.Argument("branch-contamination", help="A sample store
                                         "copy's path on stdout, and open nothing.")):
     """Open the TUI on a private copy of a bundled sample store (the original stays clean)."""
     def go():
+        operator_name(operator)     # refused before anything is copied (helper-78)
         target = copy_sample(name)
         if copy_only:
             sys.stdout.write(f"{target}\n")

@@ -442,3 +442,15 @@ def test_a_usage_error_is_one_line_and_exit_2(sample, args, says):
     result = inspector(*[a.replace("{store}", str(store)) for a in args], subprocess_run=True)
     assert (result.code, result.stdout, result.stderr) == (2, "", f"error: {says}; nothing was done\n")
     assert (store / "events.jsonl").read_bytes() == before
+
+
+def test_demo_with_a_bad_operator_copies_nothing(tmp_path):
+    """`demo --operator 'bad name'` copied the sample to a temp directory, then refused, and the
+    copy stayed (helper-78): the name is refused first, nothing written."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    result = subprocess.run([sys.executable, "-m", "inspector", "demo", "--operator", "bad name"],
+                            capture_output=True, text=True, env={**os.environ, "TMPDIR": str(temp)})
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith("error: operator name 'bad name' must be letters, digits")
+    assert result.stderr.count("\n") == 1 and list(temp.iterdir()) == []
