@@ -132,3 +132,32 @@ def test_the_default_window_starts_at_year_1_when_the_hour_before_would_not_exis
             assert status.startswith("0 beliefs changed from 0001-01-01T00:00:00Z to "
                                      "0001-01-01T00:30:00Z (the hour before the as-of time on screen)")
     run(main())
+
+
+def test_a_window_that_ends_before_it_starts_is_refused_and_the_rows_stay_its_own(tmp_path):
+    """`t` set before `f`: the line above said the refusal in the CLI's words (--from, --to)
+    and the table kept the last window's rows while the fields named the refused one
+    (helper-78). The refusal is a notice in the screen's words; the line, the rows and (once
+    the field is left) the field stay the window they are of."""
+    from textual.widgets import Input
+    store = private_copy(INCIDENT, tmp_path / "store")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("8")
+            await window(pilot, "2025-03-14T04:05:00Z", "2025-03-14T04:10:00Z")
+            await settle(pilot, lambda a: listed(a, 5))
+            await pilot.press("t", "ctrl+u", *"2025-03-14T04:00:00Z", "enter")
+            await settle(pilot)
+            notes = [str(n.message) for n in app._notifications]
+            assert ("from 2025-03-14T04:05:00Z is after to 2025-03-14T04:00:00Z: give the "
+                    "earlier time in f (from); the window is as the line above says") in notes
+            assert "5 beliefs changed from 2025-03-14T04:05:00Z to 2025-03-14T04:10:00Z" in \
+                str(app.screen.query_one("#diff-status").render())
+            assert listed(app, 5)
+            await pilot.press("escape")
+            await settle(pilot)
+            return app.screen.query_one("#to", Input).value
+    assert run(main()) == "2025-03-14T04:10:00Z"

@@ -144,6 +144,14 @@ class DiffScreen(InspectorScreen):
         except ValueError as error:
             self.notify(render_message(str(error)), severity="error", markup=False)
             return
+        if start > end:
+            # Refused as an unreadable time is: the rows and the line above stay the window they
+            # are of, and leaving the field puts its text back (the rows stayed while the fields
+            # and the line named another window, in the CLI's words: helper-78).
+            self.notify(f"from {format_time(start)} is after to {format_time(end)}: give the "
+                        "earlier time in f (from); the window is as the line above says",
+                        severity="error", markup=False, timeout=8)
+            return
         self.applied = {name: self.query_one(f"#{name}", Input).value.strip()
                         for name in ("from", "to")}
         self._status(Text(f"changes from {format_time(start)} to {format_time(end)} … ", style="italic"))
