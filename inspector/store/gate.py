@@ -20,6 +20,7 @@ PROTECTED = "protected_key"
 SUPPRESSED = "suppressed_subject"
 UNSUPPORTED = "unsupported_summary"
 REASONS = (SUPPRESSED, SECRET, PROTECTED, RULE, UNSUPPORTED)   # priority when several apply
+MARKED_SECRET = "sensitivity is secret"     # a secret hold's words for an entry marked so
 
 
 def subject_digest(salt: str, subject: str) -> str:
@@ -121,7 +122,7 @@ def judge(entry: dict, suppression: Suppression, key_policy: policy.Policy = pol
     if suppression.digests and suppression.matches(entry):
         return Hold(SUPPRESSED, "suppressed_subject: it names a data subject erased before")
     if sensitivity_of(entry.get("sensitivity")) == "secret":
-        return Hold(SECRET, "secret: sensitivity is secret")
+        return Hold(SECRET, f"{SECRET}: {MARKED_SECRET}")
     found = secret_finding(entry, judged)
     if found:
         return Hold(SECRET, f"secret: {found.category}: {found.excerpt}")

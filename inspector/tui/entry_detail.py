@@ -55,7 +55,8 @@ class EntryReads:
                 return None
             context = entry.get("scope") or "" if context is None else context
             found = Detail(memory_id, context, entry, events=entries.events(cur, memory_id),
-                           secret=is_secret(entry), held_why=held_why(entry))
+                           secret=is_secret(entry))
+            found.held_why = held_why({**entry, "hold_reason": hold_reason(found.events)})
             for event in found.events:
                 event["secret"] = found.secret or is_secret({**entry, "value": event["value"]})
             if self.as_of_typed:          # the rows are as of a time: so is the pane's first line
@@ -111,6 +112,13 @@ def secret_row(row: Mapping[str, Any], parsed: bool = False) -> bool:
                       "held_reason": row.get("held_reason")})
 
 
+def hold_reason(events: list[dict]) -> str | None:
+    """The reason the entry's last event gives for holding it, as the Review screen reads it
+    (tui_held_source): a revert's reason is the operator's, not why the entry is held."""
+    last = events[-1] if events else None
+    return last["reason"] if last and last["op"] != "revert" else None
+
+
 def held_why(entry: Mapping[str, Any]) -> str:
     """Why the gate held an entry, in words: the instruction or credential it matched (a
     credential's excerpt is masked) and the hold event's own reason, if it gave one; "" when
@@ -121,6 +129,10 @@ def held_why(entry: Mapping[str, Any]) -> str:
     own = str(entry["hold_reason"]) if entry.get("hold_reason") else ""
     if reason and own.startswith(f"{reason}: "):
         own = own[len(reason) + 2:]     # the gate's own words after its code (gate.judge)
+    if not own and reason == gate.SECRET and entry.get("sensitivity") == "secret":
+        # No hold event's words (the approve dialog has only the entry's state): the gate
+        # holds an entry marked secret for its marking, before it looks at the value
+        own = gate.MARKED_SECRET
     hit = gate.secret_finding(entry) if reason == gate.SECRET else (
         gate.rule_finding(entry) if reason == gate.RULE else None)
     if hit and own.startswith(f"{hit.category}: "):

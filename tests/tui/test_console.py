@@ -2086,3 +2086,36 @@ def test_the_cursor_s_row_taken_away_by_another_process_is_said(tmp_path):
     now, note = run(main())
     assert note == (f"M9 is no longer in this table (another process changed the log); the "
                     f"cursor is on {now} now.") and now != "M9"
+
+
+@pytest.mark.parametrize("value, why", [
+    ("team-pay", "sensitivity is secret"),
+    (SECRET, "sensitivity is secret · openai_key: 'sk-l…[40 chars]'"),
+])
+def test_the_approve_dialog_and_the_pane_say_why_a_secret_was_held(tmp_path, value, why):
+    """An entry marked secret is held for its marking, which the gate checks before its value:
+    the pane and the approve dialog said "the value looks like a credential" of "team-pay"
+    (the entry's state holds no hold event's words, and the fallback assumed a credential)."""
+    from inspector.store.ingest import ingest
+    store = write_store(tmp_path / "s", [])
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(json.dumps({
+        "id": "K2", "entity": "svc", "attribute": "payroll_team", "value": value,
+        "sensitivity": "secret", "kind": "observation", "source": "system:cmdb",
+        "observed_at": "2025-06-05T00:00:00Z"}) + "\n")
+    assert ingest(store_paths(store), feed, actor="agent:1").held == {"K2": "secret"}
+    assert events(store)[-1]["body"]["reason"] == "secret: sensitivity is secret"
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await review_ready(pilot, 1)
+            await wait_detail(pilot, "K2")
+            assert table(app).row_at(0)["held_why"] == why
+            assert pane(app)._blocks[1][0].plain == f"held because: {why}"
+            await pilot.press("a")
+            await until(pilot, is_screen(app, "PlanModal"))
+            warning = next(s for s in statics(app) if s.startswith("⚠"))
+            assert warning == (f"⚠ K2 was held as an instruction or a secret: {why}. Approving lets "
+                               "the agent believe and follow it. Press ctrl+y to approve.")
+    run(main())
