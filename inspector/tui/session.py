@@ -334,11 +334,12 @@ class Session(EntryReads):
     # -- what z reverts ------------------------------------------------------------------------
 
     def record(self, done) -> None:
-        """A plan was applied: its batch is the newest z reverts; a revert takes the batch it
-        put back off the list (so z again goes one batch further back, as lazygit's undo)."""
-        if done.request.action == "revert":
-            if any(a[0] == done.request.batch for a in self.applied):
-                self.reverted.append(done.request.batch)
+        """A plan was applied: its batch is the newest z reverts; a revert of a batch applied
+        here takes that batch off the list (so z again goes one batch further back, as
+        lazygit's undo). A revert of any other batch (b on the Audit screen) is the operator's
+        newest batch like any action: z reverts it, putting back what it undid."""
+        if done.request.action == "revert" and any(a[0] == done.request.batch for a in self.applied):
+            self.reverted.append(done.request.batch)
             self.applied = [a for a in self.applied if a[0] != done.request.batch]
             return
         batch = getattr(done, "batch", None) or (getattr(done, "certificate", None) or {}).get("id")

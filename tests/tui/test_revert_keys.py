@@ -6,6 +6,10 @@ and what cannot be reverted (an erasure), refused with nothing written."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from tuikit import SIZE, events, make_app, private_copy, ready, run, settle, until
 from inspector.store.load import Store
 from inspector.tui.widgets.virtual_table import VirtualTable
@@ -194,3 +198,53 @@ def test_b_on_an_erasure_is_refused_and_writes_nothing(tmp_path):
             assert screen_name(app) == "AuditScreen"
     run(main())
     assert len(events(store)) == len(log)
+
+
+def test_z_reverts_a_revert_made_with_b_and_then_the_batch_before_it(tmp_path):
+    """A revert the operator made with b of a batch not applied here is the last batch applied:
+    z reverts it (putting back what it undid), then again the one before. z skipped it and
+    offered the reject before it (helper-73 B); a revert of a batch z can revert still takes
+    that batch off the list instead (z again goes further back, as lazygit's undo)."""
+    store = private_copy("branch-contamination", tmp_path / "store")
+    cli = subprocess.run([sys.executable, "-m", "inspector", "quarantine", str(store), "M9",
+                          "--no-cascade", "--reason", "cli", "--operator", "bob"],
+                         capture_output=True, text=True, env={**os.environ, "COLUMNS": "100"})
+    assert cli.returncode == 0, cli.stderr
+    quarantine = events(store)[-1]
+    assert (quarantine["seq"], quarantine["op"], quarantine["memory_id"]) == (13, "quarantine", "M9")
+
+    async def main():
+        app = make_app(store, operator="ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("2")
+            await settle(pilot, lambda a: a.screen.query_one("#held", VirtualTable).row_at(0) is not None)
+            await pilot.press("x")
+            await until(pilot, lambda: screen_name(app) == "PlanModal")
+            await confirm(pilot, store, 13, 1, "rej")
+            reject = events(store)[-1]
+            assert (reject["seq"], reject["op"], reject["memory_id"]) == (14, "reject", "M11")
+            table = await audit_log(pilot, 14)
+            await to_seq(pilot, table, 13)
+            await pilot.press("b")
+            await until(pilot, lambda: screen_name(app) == "PlanModal", what="b's plan")
+            await confirm(pilot, store, 14, 1, "undo bob")
+            undo = events(store)[-1]
+            assert (undo["seq"], undo["op"], undo["memory_id"]) == (15, "revert", "M9")
+            assert app.session.applied == [(reject["batch"], "reject"), (undo["batch"], "revert")]
+
+            await pilot.press("z")
+            await until(pilot, lambda: screen_name(app) == "PlanModal", what="z's plan")
+            assert str(app.screen.query_one("#plan-title").render()) == \
+                f"Revert 1 entry of batch {undo['batch']} to its state before it?"
+            await confirm(pilot, store, 15, 1, "bob was right")
+            assert_revert(events(store)[15:], ["M9"], undo["batch"], "bob was right",
+                          "operator:ana", "active", "quarantined")
+            assert app.session.applied == [(reject["batch"], "reject")]
+
+            await pilot.press("z")
+            await until(pilot, lambda: screen_name(app) == "PlanModal", what="z's plan again")
+            assert str(app.screen.query_one("#plan-title").render()) == \
+                f"Revert 1 entry of batch {reject['batch']} to its state before it?"
+    run(main())
+    assert statuses(store, ["M9", "M11"]) == {"M9": "quarantined", "M11": "rejected"}
