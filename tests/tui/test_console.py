@@ -2119,3 +2119,43 @@ def test_the_approve_dialog_and_the_pane_say_why_a_secret_was_held(tmp_path, val
             assert warning == (f"⚠ K2 was held as an instruction or a secret: {why}. Approving lets "
                                "the agent believe and follow it. Press ctrl+y to approve.")
     run(main())
+
+
+@pytest.mark.parametrize("key, screen, selector, memory_id, jumps_to", [
+    ("1", "BeliefsScreen", "#beliefs", "P1", "W2"),
+    ("2", "ReviewScreen", "#held", "F1", None),
+    ("4", "QuarantineScreen", "#quarantined", "S1", "W1"),
+    ("5", "FindingsScreen", "#findings", "H1", None),
+])
+def test_enter_on_a_row_opens_its_detail_pane_with_the_focus(tmp_path, key, screen, selector,
+                                                              memory_id, jumps_to):
+    """The key bar says "⏎ open" on every table; on Beliefs, Review, Quarantine and Findings
+    enter left the screen as it was (helper-73 C). It opens the row's detail pane: shown again
+    if d hid it, pointed back at the row after a jump, the focus in it."""
+    store = private_copy("incident-afternoon", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press(key)
+            await until(pilot, is_screen(app, screen))
+            await until(pilot, lambda: table(app, selector).row_at(0) is not None, what="the rows")
+            await pilot.press("home")
+            await wait_detail(pilot, memory_id, lineage=True)
+            assert "⏎ open" in screen_text(app).splitlines()[-1]
+            await pilot.press("d", "d")                         # the pane hidden
+            assert app.screen.query_one("#main").has_class("-hidden")
+            assert app.focused is table(app, selector)
+            await pilot.press("enter")
+            assert not app.screen.query_one("#main").has_class("-hidden")
+            assert app.focused is pane(app) and pane(app).target == memory_id
+            if jumps_to is None:
+                return
+            await pilot.press("j", "enter")                     # a jump to the pane's first node
+            await wait_detail(pilot, jumps_to)
+            await pilot.press("escape", "enter")                # the row's entry again
+            await wait_detail(pilot, memory_id)
+            assert app.focused is pane(app)
+            assert table(app, selector).row_at(table(app, selector).cursor_row)["memory_id"] == memory_id
+    run(main())

@@ -232,6 +232,17 @@ class InspectorScreen(Screen):
         """The detail of a table row (Beliefs judges it in the row's context)."""
         self.load_detail(row["memory_id"], None)
 
+    def open_row(self, row) -> None:
+        """Enter on a row of a table of entries: the row's detail pane, shown again if d hid
+        it and pointed back at the row if a jump took it away, with the focus, so that it
+        scrolls and j, k and enter follow its rivals and lineage (esc goes back to the table)."""
+        if PANE_SIZES[self._pane_size] == "-hidden":
+            self.action_pane_size()         # hidden is the last size: round to as laid out
+        if self._jumped_at is not None:
+            self._jumped_at = None
+            self.show_row(row)
+        self.query_one(DetailPane).focus()
+
     # -- the detail pane --------------------------------------------------------------------
 
     def load_detail(self, memory_id: str, context: str | None) -> None:

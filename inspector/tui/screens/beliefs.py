@@ -216,6 +216,11 @@ class BeliefsScreen(InspectorScreen):
     def show_row(self, row) -> None:
         self.load_detail(row["memory_id"], row["scope"])
 
+    @on(VirtualTable.Chosen)
+    def _chosen(self, event: VirtualTable.Chosen) -> None:
+        if event.row is not None:
+            self.open_row(event.row)
+
     def show_jumped(self, memory_id: str) -> None:
         self.query_one(DetailPane).expect(memory_id)
         self.show_entry(memory_id)

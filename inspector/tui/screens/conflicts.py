@@ -4,12 +4,11 @@ entries that cause the marker; enter opens the belief in the Beliefs screen."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
 
 from ...present.text import safe
 from ..spec import ScreenSpec, Shift
 from ..widgets.rows import json_cell
-from ..widgets.virtual_table import Column, VirtualTable
+from ..widgets.virtual_table import Column
 from . import screen
 from .tables import EntryTableScreen, id_column
 
@@ -42,7 +41,6 @@ class ConflictsScreen(EntryTableScreen):
                 Column("scope", "SCOPE", min=10, measure=True, drop=1,
                        render=lambda v: safe(v or '""', one_line=True))]
 
-    @on(VirtualTable.Chosen)
-    def _chosen(self, event: VirtualTable.Chosen) -> None:
-        if event.row is not None:
-            self.app.open_belief(event.row["memory_id"])
+    def open_row(self, row) -> None:
+        """Enter opens the belief in the Beliefs screen (the hint says so), not the pane here."""
+        self.app.open_belief(row["memory_id"])

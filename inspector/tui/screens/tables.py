@@ -4,6 +4,7 @@ an entry, and the detail pane of the selected one."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
@@ -49,3 +50,8 @@ class EntryTableScreen(InspectorScreen):
 
     def refresh_data(self) -> None:
         self.query_one(VirtualTable).load(self.source(), keep_cursor=True)
+
+    @on(VirtualTable.Chosen)
+    def _chosen(self, event: VirtualTable.Chosen) -> None:
+        if event.row is not None:
+            self.open_row(event.row)
