@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from ..present.mask import is_secret, mask_text, mask_value
 from ..store import beliefs, entries, gate, lineage
+from ..store.model import sensitivity_of
 from ..store.queries import sql
 from .sources import masked, rows_of
 
@@ -129,7 +130,7 @@ def held_why(entry: Mapping[str, Any]) -> str:
     own = str(entry["hold_reason"]) if entry.get("hold_reason") else ""
     if reason and own.startswith(f"{reason}: "):
         own = own[len(reason) + 2:]     # the gate's own words after its code (gate.judge)
-    if not own and reason == gate.SECRET and entry.get("sensitivity") == "secret":
+    if not own and reason == gate.SECRET and sensitivity_of(entry.get("sensitivity")) == "secret":
         # No hold event's words (the approve dialog has only the entry's state): the gate
         # holds an entry marked secret for its marking, before it looks at the value
         own = gate.MARKED_SECRET
