@@ -881,6 +881,24 @@ def test_a_subject_picked_from_the_list_is_put_in_the_field_as_drawn(tmp_path):
     assert len(events(store)) == 2
 
 
+def test_the_erasure_preview_offers_no_open_it_has_not(tmp_path):
+    """The preview's key bar said "⏎ open", and enter did nothing there (helper-76)."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await erasure_preview(pilot)
+            await pilot.press("escape")             # the preview's table has the focus
+            await until(pilot, lambda: app.focused is not None and app.focused.id == "preview",
+                        what="the preview focused")
+            await settle(pilot)
+            bar = screen_text(app).splitlines()[-1]
+            assert "e erase" in bar and "open" not in bar
+    run(main())
+
+
 def test_a_subject_that_ends_with_a_space_is_drawn_so():
     from inspector.present.text import safe_name
     assert safe_name("user:42 ").plain == "user:42␠"

@@ -69,6 +69,7 @@ class ErasureScreen(InspectorScreen):
                                     Column("status", "STATUS", 11, drop=1)],
                                    key="memory_id", id="preview", id_field="memory_id",
                                    markable=False,     # e erases the subject: every row
+                                   choosable=False,    # nothing to open: the rows are whole
                                    empty="Nothing to preview: type a subject and press enter.")
             with VerticalScroll(id="certificate-pane"):
                 yield Static(Text(START, style="dim"), id="certificate")

@@ -200,7 +200,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def __init__(self, columns: list[Column], *, key: str | None = None, page_size: int = 200,
                  sortable: bool = False, empty: str = "", id_field: str | None = None,
-                 markable: bool = True,
+                 markable: bool = True, choosable: bool = True,
                  name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.columns, self.key, self.page_size = list(columns), key, page_size
@@ -208,6 +208,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self.empty = empty            # what an empty table says it is for
         self.id_field = id_field      # the field `y` copies
         self.markable = markable      # space marks rows (a table no action reads marks of: not)
+        self.choosable = choosable    # enter opens a row (a table with nothing to open: not)
         self.column_layout = Layout(self.columns)
         self._column = 0                                    # the column cursor (sortable)
         self._loaded = False
@@ -400,6 +401,8 @@ class VirtualTable(ScrollView, can_focus=True):
             return self.id_field is not None
         if action == "toggle_mark":
             return self.markable
+        if action == "choose":
+            return self.choosable
         return True
 
     def action_column(self, step: int) -> None:
