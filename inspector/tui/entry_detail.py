@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from ..present.mask import is_secret, mask_text, mask_value
 from ..store import beliefs, entries, gate, lineage
+from ..store.engine import duckdb
 from ..store.model import sensitivity_of
 from ..store.queries import sql
 from .sources import masked, rows_of
@@ -45,11 +46,23 @@ class Detail:
 
 
 class EntryReads:
-    """The Session's reads of one entry (it provides reader() and spec)."""
+    """The Session's reads of one entry (it provides reader(), spec and store)."""
 
     def detail(self, memory_id: str, context: str | None, with_lineage: bool = True) -> Detail | None:
         """The entry, its history and its rivals; with_lineage adds what it rests on and what
-        rests on it (the slower half, which the pane can take a moment later)."""
+        rests on it (the slower half, which the pane can take a moment later). Read again
+        whole, once the load in progress has ended, when a reload swapped the view under it
+        in the middle of judging its key: a statement of that transaction cannot be run again
+        on its own (the reader's retry raised "Database name base was already used … in this
+        transaction", and the worker's error closed the app: helper-76)."""
+        try:
+            return self._detail(memory_id, context, with_lineage)
+        except (duckdb.TransactionException, duckdb.CatalogException):
+            with self.store.lock:       # the load in progress, if any, has ended
+                pass
+            return self._detail(memory_id, context, with_lineage)
+
+    def _detail(self, memory_id: str, context: str | None, with_lineage: bool) -> Detail | None:
         with self.reader() as cur:
             entry = entries.state(cur, memory_id)
             if entry is None:
