@@ -363,6 +363,15 @@ def test_keys_that_reach_a_dialog_before_its_field_has_the_focus_go_into_the_fie
 
 # -- 3. actions act on what the pane shows; back and forward ----------------------------------------
 
+async def jump_from_m7_to_m3(pilot) -> None:
+    """On branch-contamination's Beliefs: the cursor on M7 (the last row), then enter on its
+    lineage's M3, which has no belief row: the pane shows M3, the table's cursor stays on M7."""
+    await pilot.press("end")                                        # M7
+    await wait_detail(pilot, "M7", lineage=True)
+    await pilot.press("l", "enter")                                 # M3: no belief row
+    await wait_detail(pilot, "M3")
+
+
 def test_actions_act_on_the_entry_the_detail_pane_shows_and_jumps_walk_back(tmp_path):
     store = private_copy("branch-contamination", tmp_path / "s")
 
@@ -370,10 +379,7 @@ def test_actions_act_on_the_entry_the_detail_pane_shows_and_jumps_walk_back(tmp_
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
             await ready(pilot)
-            await pilot.press("end")                                # M7
-            await wait_detail(pilot, "M7", lineage=True)
-            await pilot.press("l", "enter")                         # M3: no belief row
-            await wait_detail(pilot, "M3")
+            await jump_from_m7_to_m3(pilot)
             assert table(app).row_at(table(app).cursor_row)["memory_id"] == "M7"
             await pilot.press(QUARANTINE)
             await until(pilot, is_screen(app, "PlanModal"))
@@ -401,10 +407,7 @@ def test_hiding_the_pane_after_a_jump_brings_the_actions_back_to_the_table_s_row
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
             await ready(pilot)
-            await pilot.press("end")                                # M7
-            await wait_detail(pilot, "M7", lineage=True)
-            await pilot.press("l", "enter")                         # M3: no belief row
-            await wait_detail(pilot, "M3")
+            await jump_from_m7_to_m3(pilot)
             await pilot.press("escape", "d", "d")                   # wider, then hidden
             await settle(pilot)
             await pilot.press(QUARANTINE)
