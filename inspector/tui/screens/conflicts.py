@@ -31,7 +31,8 @@ class ConflictsScreen(EntryTableScreen):
     ROW_KEY = "row_key"
 
     def columns(self) -> list[Column]:
-        return [Column("marker", "MARKER", 19, render=lambda v: Text(v, style="yellow")),
+        return [Column("marker", "MARKER", min=6, measure=True,      # as wide as its markers
+                       render=lambda v: Text(v, style="yellow")),
                 id_column("memory_id", "BELIEF"),
                 Column("causes", "CAUSED BY", keep=True,
                        render=lambda v: safe(", ".join(v), one_line=True)),
