@@ -884,6 +884,27 @@ def test_a_subject_picked_from_the_list_is_put_in_the_field_as_drawn(tmp_path):
     assert len(events(store)) == 2
 
 
+def test_conflicts_at_120_columns_show_the_entity(tmp_path):
+    """MARKER took 19 cells whatever its markers, so at 120 columns ENTITY was dropped and the
+    row read only `timezone` (helper-78): MARKER is as wide as what it shows."""
+    store = private_copy("multi-tenant", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            await pilot.press("3")
+            await wait_rows(pilot, "#conflicts", 1)
+            await settle(pilot)
+            lines = screen_text(app).splitlines()
+            header = next(l for l in lines if "MARKER" in l)
+            row = next(l for l in lines if l.lstrip().startswith("contested"))
+            return header.split("▏")[0].split(), row.split("▏")[0].split()[:5]
+    header, row = run(main())
+    assert header[:4] == ["MARKER", "BELIEF", "CAUSED", "BY"] and "ENTITY" in header
+    assert row == ["contested", "T4", "T3", "user:alice", "timezone"]
+
+
 def test_the_erasure_preview_offers_no_open_it_has_not(tmp_path):
     """The preview's key bar said "⏎ open", and enter did nothing there (helper-76)."""
     store = private_copy("moved-city", tmp_path / "s")
