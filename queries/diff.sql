@@ -167,3 +167,11 @@ FROM changed c
 LEFT JOIN causes k ON k.n = c.n
 LEFT JOIN row_cut rc ON rc.n = c.n
 ORDER BY c.n
+
+-- name: diff_erased
+-- The erase events in the window (t1, t2] and their certificates: erasure takes an entry out of
+-- every time, so what it held is on neither side of the diff, and the diff says so.
+SELECT count(*), coalesce(list(DISTINCT certificate ORDER BY certificate)
+                          FILTER (WHERE certificate IS NOT NULL), [])
+FROM versions
+WHERE op = 'erase' AND "at" > $t1 AND "at" <= $t2

@@ -372,6 +372,14 @@ def print_diff(doc: dict, display: Display = PLAIN) -> None:
             hint.append_text(safe(side["memory_id"], one_line=True, edges=True))
             hint.append("` walks them", style="dim")
             line(out, hint)
+    if doc["erased"]:
+        note = Text(f"{plural(doc['erased'], 'entry', 'entries')} erased in this window "
+                    f"(certificate{'s' if len(doc['certificates']) != 1 else ''} ", style="bold")
+        note.append_text(cell(", ".join(doc["certificates"])))
+        note.append("): erasure takes an entry out of every time, so what it held is on neither "
+                    "side of this diff", style="bold")
+        line(out, "")
+        line(out, note)
     line(out, Text(f"— {doc['rule']}", style="dim"))
 
 

@@ -61,6 +61,16 @@ def changes(con: duckdb.DuckDBPyConnection, t1: datetime, t2: datetime,
 
 def document(con: duckdb.DuckDBPyConnection, t1: datetime, t2: datetime,
              context: str | None = None) -> dict:
-    """The `diff --json` document (DESIGN §8)."""
+    """The `diff --json` document (DESIGN §8), with the entries erased in the window: an
+    erasure takes an entry out of every time, so a diff across one showed "0 belief changes"
+    and nothing more, though the agent no longer believed what it held (helper-78)."""
+    found = changes(con, t1, t2, context)
+    n, certificates = erased(con, t1, t2)
     return {"from": format_time(t1), "to": format_time(t2), "context": context,
-            "changes": changes(con, t1, t2, context), "rule": RULE_NOTE}
+            "changes": found, "erased": n, "certificates": certificates, "rule": RULE_NOTE}
+
+
+def erased(con: duckdb.DuckDBPyConnection, t1: datetime, t2: datetime) -> tuple[int, list[str]]:
+    """How many entries were erased in the window (t1, t2], and their certificates."""
+    n, certificates = con.execute(sql("diff_erased"), {"t1": t1, "t2": t2}).fetchone()
+    return n, certificates

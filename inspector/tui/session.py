@@ -392,18 +392,19 @@ class Session(EntryReads):
         return [{**f, "status": statuses[f["memory_id"]]} for f in found
                 if still_to_act_on(f["rule"], statuses.get(f["memory_id"]))]
 
-    def diff(self, t1, t2) -> list[dict]:
+    def diff(self, t1, t2) -> tuple[list[dict], int]:
         """What changed between t1 and t2 in the view's context (DESIGN §5a), values masked
-        where the entry is secret."""
+        where the entry is secret, and how many entries were erased in the window."""
         with self.store.lock, self.reader() as cur:
             changes = diff.changes(cur, t1, t2, self.spec.context)
+            n_erased, _ = diff.erased(cur, t1, t2)
         secret = self.secret_ids([side["memory_id"] for c in changes
                                   for side in (c["before"], c["after"]) if side])
         for change in changes:
             for side in (change["before"], change["after"]):
                 if side and side["memory_id"] in secret:
                     side["value"] = mask_value(side["value"])
-        return changes
+        return changes, n_erased
 
 
 PLACEHOLDER_REASON = "(reason asked at confirm)"

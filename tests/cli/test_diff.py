@@ -3,6 +3,7 @@ hand-built stores, agreement with `beliefs --as-of` at both times, and the human
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -183,3 +184,25 @@ def test_secret_values_are_masked_unless_revealed(tmp_path):
     shown = inspector("diff", store, "--from", day("00:00:00"), "--reveal-secrets", env={"COLUMNS": "200"})
     assert key in shown.stdout and "0417" in shown.stdout
     assert {c["after"]["value"] for c in diff(store, "--from", day("00:00:00"))["changes"]} == {key, "0417"}
+
+
+def test_a_diff_across_an_erasure_says_what_was_erased(sample):
+    """Across an erasure of user:42 (6 entries), `diff` said "0 belief changes" and nothing
+    more, though the agent no longer believed any of it (helper-78): erasure takes an entry
+    out of every time, so the diff counts the entries erased in its window and names the
+    certificate. A window before the erasure counts none."""
+    store = sample("moved-city")
+    erased = inspector("erase", store, "--subject", "user:42", "--reason", "DSR-1",
+                       "--operator", "ana", "--json").json
+    cert = erased["certificate"]["id"]
+    at = [e for e in map(json.loads, (store / "events.jsonl").read_text().splitlines())
+          if e["op"] == "erase"][0]["at"]
+    doc = inspector("diff", store, "--from", "2026-01-01T00:00:00Z", "--json").json
+    assert (doc["changes"], doc["erased"], doc["certificates"]) == ([], 6, [cert])
+    before = inspector("diff", store, "--from", "2026-01-01T00:00:00Z", "--to",
+                       "2026-01-02T00:00:00Z", "--json").json
+    assert (before["erased"], before["certificates"]) == (0, [])
+    text = inspector("diff", store, "--from", "2026-01-01T00:00:00Z").stdout
+    assert (f"6 entries erased in this window (certificate {cert}): erasure takes an entry out "
+            "of every time, so what it held is on neither side of this diff") in text
+    assert at > "2026-01-02"

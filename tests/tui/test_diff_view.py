@@ -161,3 +161,25 @@ def test_a_window_that_ends_before_it_starts_is_refused_and_the_rows_stay_its_ow
             await settle(pilot)
             return app.screen.query_one("#to", Input).value
     assert run(main()) == "2025-03-14T04:10:00Z"
+
+
+def test_the_diff_line_says_how_many_entries_were_erased_in_the_window(tmp_path):
+    """helper-78: across an erasure the screen said "0 beliefs changed" and nothing more."""
+    import subprocess
+    import sys
+    store = private_copy("moved-city", tmp_path / "store")
+    subprocess.run([sys.executable, "-m", "inspector", "erase", str(store), "--subject", "user:42",
+                    "--reason", "DSR-1", "--operator", "ana"], check=True, capture_output=True)
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("8")
+            await pilot.press("f", *"2026-01-01T00:00:00Z", "enter")
+            await settle(pilot, lambda a: "beliefs changed from 2026-01-01"
+                         in str(a.screen.query_one("#diff-status").render()))
+            return str(app.screen.query_one("#diff-status").render())
+    status = run(main())
+    assert status.startswith("0 beliefs changed from 2026-01-01T00:00:00Z to ")
+    assert " · 6 entries erased in it (on neither side) · f from" in status

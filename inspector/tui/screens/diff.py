@@ -161,7 +161,7 @@ class DiffScreen(InspectorScreen):
     def _compare(self, start: datetime, end: datetime, why: str) -> None:
         worker = get_current_worker()
         try:
-            changes = self.app.session.diff(start, end)
+            changes, n_erased = self.app.session.diff(start, end)
         except InspectorError as error:
             self.app.call_from_thread(self._status, Text(f"diff: {error}", style="bold red"))
             return
@@ -173,6 +173,9 @@ class DiffScreen(InspectorScreen):
         line.append(f"from {format_time(start)} to {format_time(end)}")
         if why:
             line.append(f" ({why})", style="dim")
+        if n_erased:
+            line.append(f" · {n_erased} {'entry' if n_erased == 1 else 'entries'} erased in it "
+                        "(on neither side)", style="bold yellow")
         line.append(" · f from · t to · enter: what made it", style="dim")
         self.app.call_from_thread(self._status, line)
         self.app.call_from_thread(self.query_one(VirtualTable).load, self.source(), keep_cursor=True)
