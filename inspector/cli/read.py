@@ -22,7 +22,7 @@ from ..store.errors import BadInput
 from ..store.lean import WHOLE_CAP, capped
 from ..store.load import Store
 from ..store.logfile import store_paths
-from ..store.model import format_time, scope_filter_error
+from ..store.model import format_time, is_within, scope_filter_error
 from ..store.queries import sql
 from ..store.recovery import settle_if_idle
 from . import jsonout
@@ -42,11 +42,18 @@ def display(con, ids, wide: bool, reveal: bool) -> output.Display:
     return output.Display(wide, reveal, {} if reveal else masking_fields(con, sorted(set(ids))))
 
 
-def context_option(context: str | None) -> None:
+def context_option(context: str | None, scope: str | None) -> None:
     """BadInput for a --context with an empty segment (helper-63: `beliefs --context 'a//b'`
-    answered nothing, while `--scope 'a//b'` was refused with the scope meant)."""
+    answered nothing, while `--scope 'a//b'` was refused with the scope meant), and for one
+    outside --scope: an entry is seen from a context only from its own scope or an ancestor,
+    and --scope keeps only entries inside it, so nothing could be seen (it answered nothing,
+    without a word: helper-78)."""
     if (why := scope_filter_error(context, "--context")) is not None:
         raise BadInput(why)
+    if context is not None and scope and not is_within(context, scope):
+        raise BadInput(f"--context {context!r} is outside --scope {scope!r}, so no entry of the "
+                       f"scope is visible from it; give a context inside {scope!r} (or "
+                       f"{scope!r} itself)")
 
 
 @app.command()
@@ -60,7 +67,7 @@ def beliefs(store: Path, context: Optional[str] = typer.Option(None, "--context"
     """What the agent believes by the inspector's rule: one row per scope and key."""
     def go():
         moment = beliefs_mod.Moment.resolve(time_option(as_of, "--as-of"), time_option(valid_at, "--valid-at"))
-        context_option(context)
+        context_option(context, scope)
         spec = beliefs_mod.ViewSpec(context, moment)
         loaded = open_store(store, scope)
         rows = map(beliefs_mod.belief_json, beliefs_mod.each_belief_of(loaded.con, spec, WHOLE_CAP))
@@ -245,7 +252,7 @@ def diff(store: Path,
     def go():
         t1 = time_option(since, "--from")
         t2 = time_option(to, "--to") or beliefs_mod.Moment.resolve().tk
-        context_option(context)
+        context_option(context, scope)
         loaded = open_store(store, scope)
         doc = diff_mod.document(loaded.con, t1, t2, context)
         if as_json:

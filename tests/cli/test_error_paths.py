@@ -454,3 +454,20 @@ def test_demo_with_a_bad_operator_copies_nothing(tmp_path):
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.startswith("error: operator name 'bad name' must be letters, digits")
     assert result.stderr.count("\n") == 1 and list(temp.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [["beliefs"], ["diff", "--from", "2025-01-01T00:00:00Z"]])
+def test_a_context_outside_the_scope_is_refused(sample, command):
+    """`--scope tenant:globex --context tenant:acme` answered nothing, exit 0, without a word
+    (helper-78): no entry inside the scope is visible from a context outside it."""
+    store = sample("multi-tenant")
+    before = log_bytes(store)
+    result = inspector(command[0], store, *command[1:], "--scope", "tenant:globex",
+                       "--context", "tenant:acme")
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == ("error: --context 'tenant:acme' is outside --scope 'tenant:globex', "
+                             "so no entry of the scope is visible from it; give a context inside "
+                             "'tenant:globex' (or 'tenant:globex' itself)\n")
+    inside = inspector(command[0], store, *command[1:], "--scope", "tenant:acme",
+                       "--context", "tenant:acme/user:alice")
+    assert inside.code == 0 and log_bytes(store) == before
