@@ -878,3 +878,27 @@ def test_a_sort_that_no_load_follows_holds_action_keys_for_a_second_only(tmp_pat
             await until(pilot, is_screen(app, "PlanModal"), what="the plan")
             return held
     assert run(main())
+
+
+def test_keys_typed_after_ctrl_y_in_the_same_burst_are_not_in_the_reason_written(tmp_path):
+    """"R1", ctrl+y, "abc" in one read wrote the reason "R1abc" (helper-79): ctrl+y went round
+    the app to the dialog's binding while the field took the letters after it. The reason
+    written is the field's text when ctrl+y was typed."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+    n = len(events(store))
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            await pilot.press("Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the quarantine plan")
+            await settle(pilot)
+            burst(app, "R", "1", "ctrl+y", "a", "b", "c")
+            await until(pilot, lambda: len(events(store)) > n and not app.pending_write,
+                        what="the write")
+            await settle(pilot)
+    run(main())
+    written = events(store)[n:]
+    assert {e["op"] for e in written} == {"quarantine"}
+    assert {e["body"]["reason"] for e in written} == {"R1"}

@@ -82,6 +82,15 @@ class TypedInput(Input):
                     self._hold(to_app=True)
                     self._held.append(events.Key(event.key, event.character))
                 return
+        if event.key == "ctrl+y" and not self.disabled and hasattr(self.screen, "action_confirm"):
+            # A dialog's confirmation, run here, in the order the keys were typed: the field
+            # holds every key typed before it and none after. Gone round the app to the
+            # dialog's binding, it came after the rest of the burst was typed into the field
+            # ("R1", ctrl+y, "abc" wrote the reason "R1abc": helper-79).
+            event.stop()
+            event.prevent_default()
+            await self.screen.run_action("confirm")
+            return
         if event.key == "enter" and self.enter_separates and not self.disabled:
             event.stop()
             event.prevent_default()
