@@ -498,6 +498,7 @@ class InspectorApp(App):
             message = str(error) if isinstance(error, Stale) or not stale else \
                 f"the log changed since this was planned, and the plan made again is refused: {error}"
             self.call_from_thread(dialog.failed, message, stale)
+            self._take_what_the_refusal_read()
             return
         finally:
             self._pending(False)
@@ -507,6 +508,21 @@ class InspectorApp(App):
         self.call_from_thread(self._written, dialog, result)
         if plan.action.rewrites_log:
             self.verify_chain()
+
+    def _take_what_the_refusal_read(self) -> None:
+        """A write refused because the log changed read the change (the plan made again under
+        the store's lock loaded the lines another process wrote): the screens take it now. The
+        live tail, which compares the log with what was loaded, sees nothing new after that, so
+        the screens kept showing the entries the other operator had erased until some later
+        line came (helper-79, two TUIs confirming at once)."""
+        if not self.session.view_behind():
+            return
+        try:
+            self.session.take_appended()
+        except Exception as error:        # never a crash: the header says what is wrong
+            self.call_from_thread(self.set_status, live_error=render_message(str(error)))
+            return
+        self.call_from_thread(self._after_change, True)
 
     def _written(self, dialog, result) -> None:
         """The write is done: close the dialog, clear the marks it acted on, say what it did."""

@@ -193,6 +193,13 @@ class Session(EntryReads):
                 self._snapshot_seq = store.state.seq
             return written
 
+    def view_behind(self) -> bool:
+        """Whether the store loaded lines the belief view has not taken (False while none is
+        built: the build in progress takes them)."""
+        built = self._built
+        return built is not None and \
+            (built[1], built[2]) != (self.store.generation, self.store.state.seq)
+
     def take_appended(self) -> int:
         """After lines were appended and loaded: bring the view up to now by judging again only
         the keys the new events (and time) can have changed (beliefs.patch), then every

@@ -902,3 +902,31 @@ def test_keys_typed_after_ctrl_y_in_the_same_burst_are_not_in_the_reason_written
     written = events(store)[n:]
     assert {e["op"] for e in written} == {"quarantine"}
     assert {e["body"]["reason"] for e in written} == {"R1"}
+
+
+def test_a_write_refused_for_another_process_s_change_shows_that_change(tmp_path, monkeypatch):
+    """Two operators confirmed at once: the one refused read the other's line while planning
+    again, so the live tail then saw nothing new, and the screens kept the entry the other had
+    rejected until some later line came (helper-79). The poll is made too slow to take the
+    change here: only the refusal can."""
+    import subprocess
+    import sys
+    from inspector.tui import app as app_module
+    monkeypatch.setattr(app_module, "LIVE_POLL_S", 3600)
+    store = queue_store(tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await open_reject(pilot)
+            subprocess.run([sys.executable, "-m", "inspector", "reject", str(store), "U1",
+                            "--reason", "other shift", "--operator", "bo"], check=True,
+                           capture_output=True)
+            await pilot.press(*"mine", "ctrl+y")
+            await until(pilot, lambda: name_of(app) == "PlanModal" and "the log changed"
+                        in screen_text(app), what="the refusal")
+            await pilot.press("escape")
+            await until(pilot, lambda: table(app, "#held").row_count == 3, what="U1 gone")
+            return [table(app, "#held").row_at(i)["memory_id"] for i in range(3)]
+    assert run(main()) == ["U2", "U3", "U4"]
+    assert [(e["op"], e["actor"]) for e in events(store)[4:]] == [("reject", "operator:bo")]
