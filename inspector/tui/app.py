@@ -26,7 +26,9 @@ from .commands import InspectorCommands
 from .keymap import load_config
 from .keyroute import EscapeBurst, note_handed, rerouted
 from .live import log_change, log_identity, rolled_back, shorter_at
-from .modals.dialog import Pending, TypeAhead
+from .modals.dialog import ActionDialog, Pending, TypeAhead
+from .modals.event import EventModal
+from .modals.frequencies import FrequencyModal
 from .modals.erase import EraseModal
 from .modals.help import HelpScreen
 from .modals.plan import PlanModal
@@ -228,14 +230,35 @@ class InspectorApp(App):
     # Whether the last change the screens reload for was another process's (a live take).
     outside_change = False
 
+    _store_generation: int | None = None     # the store's, when the screens last took a change
+
     def _after_change(self, outside: bool = False) -> None:
         self.outside_change = outside
         self.generation += 1
+        generation = self.session.store.generation if self.session.store is not None else None
+        if outside and self._store_generation is not None and generation != self._store_generation:
+            self._close_what_a_rewrite_outdated()
+        self._store_generation = generation
         self.screen.refresh_bindings()
         self._update_counts()
         screen = self.screen
         if hasattr(screen, "reload"):
             screen.reload()
+
+    def _close_what_a_rewrite_outdated(self) -> None:
+        """Another process rewrote the log (an erasure, a log replaced): a dialog on top shows
+        what was read before, erased values included (an event view kept showing an erased
+        entity and value until closed: helper-79). It is closed, and a notice says why; a
+        dialog whose write is running, or refused for this change, stays (it says what
+        happened)."""
+        top = self.screen
+        if not isinstance(top, (EventModal, FrequencyModal, ActionDialog, Pending)) or \
+                getattr(top, "writing", False) or getattr(top, "outdated", False):
+            return      # an outdated dialog already says it cannot be confirmed, and why
+        top.dismiss(None)
+        self.notify("Another process rewrote the log (an erasure, or the log replaced): the "
+                    "dialog open on it was closed, since what it showed may be gone. Open it "
+                    "again.", severity="warning", timeout=10, markup=False)
 
     @work(thread=True, exclusive=True, group="counts")
     def _update_counts(self) -> None:

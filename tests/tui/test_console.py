@@ -2226,3 +2226,32 @@ def test_enter_on_a_row_opens_its_detail_pane_with_the_focus(tmp_path, key, scre
             assert app.focused is pane(app)
             assert table(app, selector).row_at(table(app, selector).cursor_row)["memory_id"] == memory_id
     run(main())
+
+
+def test_an_event_view_open_when_another_process_erases_is_closed(tmp_path):
+    """The Audit screen's event view of seq 2 kept showing user:42's entity and value after
+    another process erased user:42 (helper-79): a dialog open on a rewritten log is closed,
+    and a notice says why."""
+    import subprocess
+    import sys
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("6")
+            await wait_rows(pilot, "#log", 6)
+            await pilot.press("home", "down", "enter")
+            await until(pilot, lambda: name_of(app) == "EventModal", what="the event view")
+            await until(pilot, lambda: "user:42" in screen_text(app), what="the event drawn")
+            subprocess.run([sys.executable, "-m", "inspector", "erase", str(store), "--subject",
+                            "user:42", "--reason", "DSR-77", "--operator", "bo"], check=True,
+                           capture_output=True)
+            await until(pilot, lambda: name_of(app) == "AuditScreen", what="the view closed")
+            await until(pilot, lambda: any("rewrote the log" in n for n in notices(app)),
+                        what="the notice")
+            return [n for n in notices(app) if "rewrote the log" in n]
+    assert run(main()) == ["Another process rewrote the log (an erasure, or the log replaced): "
+                           "the dialog open on it was closed, since what it showed may be gone. "
+                           "Open it again."]
