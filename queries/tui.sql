@@ -96,12 +96,29 @@ WHERE status = 'held' AND (NOT changed OR memory_id IN (SELECT memory_id FROM tu
 
 -- name: tui_quarantine_source
 -- The Quarantine screen's rows (with the batch, operator, time and reason of the event that
--- quarantined them, and the source, which the Overview narrows to), as tui_held_source.
+-- quarantined them, and the source, which the Overview narrows to), as tui_held_source. The
+-- event that quarantined an entry is its last `quarantine` event, not its last event: an
+-- update written after (by ingest) was shown as the quarantine, by importer:ingest with no
+-- reason (helper-79). An entry written quarantined has none: its last event stands.
 CREATE OR REPLACE MACRO tui_quarantine_of(changed) AS TABLE
-SELECT seq, memory_id, entity, attribute, value, scope, batch, actor, "at" AS quarantined_at,
-    reason, sensitivity, held_reason, source
-FROM entries
-WHERE status = 'quarantined' AND (NOT changed OR memory_id IN (SELECT memory_id FROM tui_changed))
+WITH shown AS (
+    SELECT * FROM entries
+    WHERE status = 'quarantined'
+      AND (NOT changed OR memory_id IN (SELECT memory_id FROM tui_changed))
+), by_whom AS (
+    SELECT memory_id, arg_max(batch, seq) AS batch, arg_max(actor, seq) AS actor,
+        arg_max("at", seq) AS "at", arg_max(reason, seq) AS reason
+    FROM versions
+    WHERE op = 'quarantine' AND memory_id IN (SELECT memory_id FROM shown)
+    GROUP BY memory_id
+)
+SELECT e.seq, e.memory_id, e.entity, e.attribute, e.value, e.scope,
+    CASE WHEN q.memory_id IS NULL THEN e.batch ELSE q.batch END AS batch,
+    CASE WHEN q.memory_id IS NULL THEN e.actor ELSE q.actor END AS actor,
+    CASE WHEN q.memory_id IS NULL THEN e."at" ELSE q."at" END AS quarantined_at,
+    CASE WHEN q.memory_id IS NULL THEN e.reason ELSE q.reason END AS reason,
+    e.sensitivity, e.held_reason, e.source
+FROM shown e LEFT JOIN by_whom q ON q.memory_id = e.memory_id
 
 -- name: tui_held_rows
 -- The Review screen: the held queue, oldest hold first, numbered from 0.

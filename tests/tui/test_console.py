@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from datetime import timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -2255,3 +2255,31 @@ def test_an_event_view_open_when_another_process_erases_is_closed(tmp_path):
     assert run(main()) == ["Another process rewrote the log (an erasure, or the log replaced): "
                            "the dialog open on it was closed, since what it showed may be gone. "
                            "Open it again."]
+
+
+def test_the_quarantine_screen_names_who_quarantined_not_who_wrote_last(tmp_path):
+    """bo quarantined M5 (reason "other"); an ingest then updated M5, still quarantined: the
+    Quarantine screen said BY importer:ingest, no batch, no reason (helper-79). It names the
+    quarantine event."""
+    import subprocess
+    import sys
+    store = private_copy("branch-contamination", tmp_path / "s")
+    subprocess.run([sys.executable, "-m", "inspector", "quarantine", str(store), "M5",
+                    "--no-cascade", "--reason", "other", "--operator", "bo"], check=True,
+                   capture_output=True)
+    quarantine = events(store)[-1]
+    state = quarantine["body"]["after"]
+    append(store, event_draft("update", "M5", "importer:ingest", before=state,
+                              after={**state, "value": "create config/service.yaml (v2)"}))
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("4")
+            await wait_rows(pilot, "#quarantined", 1)
+            return table(app, "#quarantined").row_at(0)
+    row = run(main())
+    assert (row["memory_id"], row["actor"], row["reason"], row["batch"], row["quarantined_at"]) == \
+        ("M5", "operator:bo", "other", quarantine["batch"],
+         datetime.fromisoformat(quarantine["at"].replace("Z", "+00:00")))
