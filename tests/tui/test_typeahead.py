@@ -12,7 +12,7 @@ from textual import events as textual_events
 from textual.widgets import Button
 
 from storegen import entry, write_store
-from test_console import (WIDE, append, erase_dialog, erasure_preview, held, is_screen, name_of,
+from test_console import (WIDE, append, cursor_to, erase_dialog, erasure_preview, held, is_screen, name_of,
                           notices, review_ready, review_store, screen_text, state_of, statics,
                           table, wait_rows)
 from tuikit import events, loaded, make_app, private_copy, ready, run, run_within, settle, until
@@ -930,3 +930,29 @@ def test_a_write_refused_for_another_process_s_change_shows_that_change(tmp_path
             return [table(app, "#held").row_at(i)["memory_id"] for i in range(3)]
     assert run(main()) == ["U2", "U3", "U4"]
     assert [(e["op"], e["actor"]) for e in events(store)[4:]] == [("reject", "operator:bo")]
+
+
+def test_pagedowns_in_a_burst_each_scroll_a_page_of_the_plan(tmp_path):
+    """Ten pgdn keys in one read moved a long plan by about one page: each began from where the
+    last page's animation had got to (helper-79). Each moves a whole page."""
+    store = write_store(tmp_path / "s", [
+        ("2025-01-01T00:00:00Z", "write", entry("ROOT", entity="svc", attribute="root")),
+        *[("2025-01-01T00:00:01Z", "write", entry(f"D{i:03}", entity="svc", attribute=f"a{i:03}",
+                                                   kind="summary", justification=["ROOT"]))
+          for i in range(150)]])
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            await cursor_to(pilot, "ROOT", "#beliefs")
+            await pilot.press("Q")
+            await until(pilot, is_screen(app, "PlanModal"), what="the quarantine plan")
+            await settle(pilot)
+            body = app.screen.query_one("#plan-body")
+            page = body.scrollable_content_region.height
+            burst(app, *["pagedown"] * 4)
+            await settle(pilot)
+            return body.scroll_y, page, body.max_scroll_y
+    y, page, most = run(main())
+    assert most > 4 * page and y == 4 * page

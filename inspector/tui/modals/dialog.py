@@ -409,7 +409,12 @@ class ActionDialog(TypeAhead, ModalScreen[object]):
 
     def action_scroll_plan(self, step: int) -> None:
         for body in self.query("#plan-body"):
-            body.scroll_page_down() if step > 0 else body.scroll_page_up()
+            # Now (immediate), not at the next refresh: in a burst (pgdn held down) every key
+            # began from the place the first had not yet left, and ten pages moved one
+            # (helper-79).
+            page = body.scrollable_content_region.height
+            body.scroll_to(y=max(0, min(body.max_scroll_y, body.scroll_y + step * page)),
+                           animate=False, immediate=True)
 
     def action_cancel(self) -> None:
         if self.writing:
