@@ -2283,3 +2283,23 @@ def test_the_quarantine_screen_names_who_quarantined_not_who_wrote_last(tmp_path
     assert (row["memory_id"], row["actor"], row["reason"], row["batch"], row["quarantined_at"]) == \
         ("M5", "operator:bo", "other", quarantine["batch"],
          datetime.fromisoformat(quarantine["at"].replace("Z", "+00:00")))
+
+
+def test_the_erase_by_id_title_counts_the_entry_asked_for_and_all(tmp_path):
+    """Erasing M1 (which others rest on) was titled "Erase 7 entries and what derives from
+    them?" (helper-79): the title counts the entries asked for, then all."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await cursor_to(pilot, "M1", "#beliefs")
+            await pilot.press("e")
+            await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
+            await until(pilot, lambda: "Erase " in screen_text(app), what="the dialog drawn")
+            return len(app.screen.plan.erased), screen_text(app)
+    total, text = run(main())
+    assert total > 1
+    assert f"Erase 1 entry and what derives from it ({total} entries in all)?" in text
+    assert len(events(store)) == 12

@@ -68,9 +68,13 @@ class EraseModal(ActionDialog):
             title.append("everything about ")
             title.append_text(safe_name(plan.request.subject, style="bold"))
         else:
-            n = len(plan.erased)
+            # the entries asked for, then the count in all: "Erase 2 entries and what derives
+            # from them" was said of one entry and its descendant (helper-79)
+            n, total = len(plan.request.ids), len(plan.erased)
             title.append(f"{n} {'entry' if n == 1 else 'entries'} and what derives from "
                          f"{'it' if n == 1 else 'them'}")
+            if total != n:
+                title.append(f" ({total} entries in all)")
         title.append("?")
         what = "the subject" if plan.request.subject is not None else "the number of entries"
         with Vertical(id="erase-dialog"):
