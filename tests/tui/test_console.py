@@ -16,7 +16,7 @@ from textual import events as textual_events
 from textual.widgets import Input, Static
 
 from storegen import entry, write_store
-from tuikit import events, make_app, private_copy, ready, run, settle, until
+from tuikit import events, make_app, other_process, private_copy, ready, run, settle, until
 from inspector.store.append import LogWriter, event_draft
 from inspector.store.logfile import store_paths
 from inspector.store import gate
@@ -2106,8 +2106,6 @@ def test_another_process_s_erasure_checks_the_chain_again(tmp_path):
     """Another process erased user:42 with the Audit screen open: its status still said the
     check of the log before, "0 bodies erased" (helper-75). The chain is checked again once
     the rewritten log is taken."""
-    import subprocess
-    import sys
     store = private_copy("moved-city", tmp_path / "s")
 
     async def main():
@@ -2116,9 +2114,8 @@ def test_another_process_s_erasure_checks_the_chain_again(tmp_path):
             await ready(pilot)
             await pilot.press("6")
             await until(pilot, lambda: "0 bodies erased" in screen_text(app), what="the check")
-            subprocess.run([sys.executable, "-m", "inspector", "erase", str(store), "--subject",
-                            "user:42", "--reason", "DSR-5", "--operator", "bo"], check=True,
-                           capture_output=True)
+            other_process("erase", str(store), "--subject", "user:42", "--reason", "DSR-5",
+                          "--operator", "bo")
             await until(pilot, lambda: "6 bodies erased" in screen_text(app),
                         what="the check of the rewritten log")
             return app.session.chain
@@ -2131,8 +2128,6 @@ def test_the_cursor_s_row_taken_away_by_another_process_is_said(tmp_path):
     neighbour without a word, and the next action key would act on that one (helper-72). A
     notice names the row that left and the one the cursor is on now; the operator's own
     action says nothing of the kind."""
-    import subprocess
-    import sys
     store = private_copy("branch-contamination", tmp_path / "s")
 
     async def main():
@@ -2141,9 +2136,8 @@ def test_the_cursor_s_row_taken_away_by_another_process_is_said(tmp_path):
             await ready(pilot)
             await wait_rows(pilot, "#beliefs", 8)
             await cursor_to(pilot, "M9", "#beliefs")
-            subprocess.run([sys.executable, "-m", "inspector", "quarantine", str(store), "M9",
-                            "--reason", "other shift", "--operator", "bo"], check=True,
-                           capture_output=True)
+            other_process("quarantine", str(store), "M9", "--reason", "other shift", "--operator",
+                          "bo")
             await until(pilot, lambda: any("M9 is no longer in this table" in n.message
                                            for n in app._notifications), what="the notice")
             beliefs = table(app, "#beliefs")
@@ -2232,8 +2226,6 @@ def test_an_event_view_open_when_another_process_erases_is_closed(tmp_path):
     """The Audit screen's event view of seq 2 kept showing user:42's entity and value after
     another process erased user:42 (helper-79): a dialog open on a rewritten log is closed,
     and a notice says why."""
-    import subprocess
-    import sys
     store = private_copy("moved-city", tmp_path / "s")
 
     async def main():
@@ -2245,9 +2237,8 @@ def test_an_event_view_open_when_another_process_erases_is_closed(tmp_path):
             await pilot.press("home", "down", "enter")
             await until(pilot, lambda: name_of(app) == "EventModal", what="the event view")
             await until(pilot, lambda: "user:42" in screen_text(app), what="the event drawn")
-            subprocess.run([sys.executable, "-m", "inspector", "erase", str(store), "--subject",
-                            "user:42", "--reason", "DSR-77", "--operator", "bo"], check=True,
-                           capture_output=True)
+            other_process("erase", str(store), "--subject", "user:42", "--reason", "DSR-77",
+                          "--operator", "bo")
             await until(pilot, lambda: name_of(app) == "AuditScreen", what="the view closed")
             await until(pilot, lambda: any("rewrote the log" in n for n in notices(app)),
                         what="the notice")
@@ -2261,12 +2252,9 @@ def test_the_quarantine_screen_names_who_quarantined_not_who_wrote_last(tmp_path
     """bo quarantined M5 (reason "other"); an ingest then updated M5, still quarantined: the
     Quarantine screen said BY importer:ingest, no batch, no reason (helper-79). It names the
     quarantine event."""
-    import subprocess
-    import sys
     store = private_copy("branch-contamination", tmp_path / "s")
-    subprocess.run([sys.executable, "-m", "inspector", "quarantine", str(store), "M5",
-                    "--no-cascade", "--reason", "other", "--operator", "bo"], check=True,
-                   capture_output=True)
+    other_process("quarantine", str(store), "M5", "--no-cascade", "--reason", "other", "--operator",
+                  "bo")
     quarantine = events(store)[-1]
     state = quarantine["body"]["after"]
     append(store, event_draft("update", "M5", "importer:ingest", before=state,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from tuikit import SIZE, make_app, private_copy, ready, run, settle, until
+from tuikit import SIZE, make_app, other_process, private_copy, ready, run, settle, until
 from inspector.store import diff
 from inspector.store.load import Store
 from inspector.tui.widgets.detail import CAUSE, DetailPane
@@ -165,11 +165,9 @@ def test_a_window_that_ends_before_it_starts_is_refused_and_the_rows_stay_its_ow
 
 def test_the_diff_line_says_how_many_entries_were_erased_in_the_window(tmp_path):
     """helper-78: across an erasure the screen said "0 beliefs changed" and nothing more."""
-    import subprocess
-    import sys
     store = private_copy("moved-city", tmp_path / "store")
-    subprocess.run([sys.executable, "-m", "inspector", "erase", str(store), "--subject", "user:42",
-                    "--reason", "DSR-1", "--operator", "ana"], check=True, capture_output=True)
+    other_process("erase", str(store), "--subject", "user:42", "--reason", "DSR-1", "--operator",
+                  "ana")
 
     async def main():
         app = make_app(store)

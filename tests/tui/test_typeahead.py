@@ -15,7 +15,8 @@ from storegen import entry, write_store
 from test_console import (WIDE, append, cursor_to, erase_dialog, erasure_preview, held, is_screen, name_of,
                           notices, review_ready, review_store, screen_text, state_of, statics,
                           table, wait_rows)
-from tuikit import events, loaded, make_app, private_copy, ready, run, run_within, settle, until
+from tuikit import (events, loaded, make_app, other_process, private_copy, ready, run, run_within,
+                    settle, until)
 from inspector.store.append import event_draft
 from inspector.tui.app import IGNORED
 from inspector.tui.widgets.detail import DetailPane
@@ -909,8 +910,6 @@ def test_a_write_refused_for_another_process_s_change_shows_that_change(tmp_path
     again, so the live tail then saw nothing new, and the screens kept the entry the other had
     rejected until some later line came (helper-79). The poll is made too slow to take the
     change here: only the refusal can."""
-    import subprocess
-    import sys
     from inspector.tui import app as app_module
     monkeypatch.setattr(app_module, "LIVE_POLL_S", 3600)
     store = queue_store(tmp_path / "s")
@@ -919,9 +918,7 @@ def test_a_write_refused_for_another_process_s_change_shows_that_change(tmp_path
         app = make_app(store)
         async with app.run_test(size=WIDE) as pilot:
             await open_reject(pilot)
-            subprocess.run([sys.executable, "-m", "inspector", "reject", str(store), "U1",
-                            "--reason", "other shift", "--operator", "bo"], check=True,
-                           capture_output=True)
+            other_process("reject", str(store), "U1", "--reason", "other shift", "--operator", "bo")
             await pilot.press(*"mine", "ctrl+y")
             await until(pilot, lambda: name_of(app) == "PlanModal" and "the log changed"
                         in screen_text(app), what="the refusal")

@@ -104,3 +104,12 @@ def run_within(coro, seconds: float):
     if "error" in done:
         raise done["error"]
     return done["value"]
+
+
+def other_process(*args: str) -> None:
+    """An inspector command run by another process, as an operator in another shell runs it
+    (the app under test sees its change as any other process's)."""
+    import subprocess
+    import sys
+    subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], check=True,
+                   capture_output=True)
