@@ -50,13 +50,6 @@ DROP_AFTER_CLOSE_S = 2.0
 CONFIRMATIONS = {"reason": PlanModal, "subject": EraseModal}   # by Action.confirm
 
 
-def _inode(path) -> int | None:
-    try:
-        return os.stat(path).st_ino
-    except OSError:
-        return None
-
-
 class InspectorApp(App):
     CSS_PATH = "inspector.tcss"
     TITLE = "inspector"
@@ -304,7 +297,8 @@ class InspectorApp(App):
             # Rewritten in place, the chain kept (another process's erasure): the check the
             # Audit screen shows was of the lines before (helper-75: "0 bodies erased" after
             # six were), so the chain is checked again once the change is taken.
-            rewritten = problem is None and state.seq > 0 and _inode(store.paths.log) != state.inode
+            rewritten = problem is None and state.seq > 0 and \
+                (log_identity(store.paths.log) or (None,))[0] != state.inode
             if problem:
                 # A log rewritten in place (`cat kept > events.jsonl`) is empty for a moment:
                 # judged then, it read "rolled back to seq 0" (helper-64). Judged again once the

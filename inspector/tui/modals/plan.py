@@ -27,20 +27,35 @@ GAP = 2           # cells between two columns (a Table's padding of one each sid
 NARROW = 56       # below this many cells the entries are listed as lines, not columns
 
 
+LISTED = 200      # entries listed; the rest are counted
+
+
+def _cells(plan: Plan) -> list[tuple[Text, Text, Text, Text, Text]]:
+    """Each listed entry's ID, KEY, VALUE (masked when secret), FROM and TO, sanitized: what
+    both layouts of the list show."""
+    cells = []
+    for draft in plan.drafts[:LISTED]:
+        before, after = draft["body"]["before"], draft["body"]["after"]
+        value = mask_value(before.get("value")) if is_secret(before) else before.get("value")
+        cells.append((safe(draft["memory_id"], one_line=True, edges=True),
+                      safe(f"{before.get('entity')} · {before.get('attribute')}", one_line=True),
+                      value_text(value, 80), Text(before["status"]),
+                      Text(after["status"], style="bold")))
+    return cells
+
+
+def _more(plan: Plan) -> Text | None:
+    """The line that counts the entries not listed, if any."""
+    unlisted = len(plan.drafts) - LISTED
+    return Text(f"… and {unlisted} more", style="dim") if unlisted > 0 else None
+
+
 def plan_table(plan: Plan, width: int) -> Table:
     """The plan's entries as ID, KEY, VALUE, FROM, TO in `width` cells: FROM and TO whole, the
     id whole (folded over lines when wider than its share), the key folded, the value cut.
     The widths are set here: left to Rich, at 80 columns a long id was cut at its end (two ids
     differing only there looked the same) and KEY and VALUE shrank to nothing (helper-75)."""
-    drafts = plan.drafts[:200]
-    rows = []
-    for draft in drafts:
-        before, after = draft["body"]["before"], draft["body"]["after"]
-        value = mask_value(before.get("value")) if is_secret(before) else before.get("value")
-        rows.append((safe(draft["memory_id"], one_line=True, edges=True),
-                     safe(f"{before.get('entity')} · {before.get('attribute')}", one_line=True),
-                     value_text(value, 80), Text(before["status"]),
-                     Text(after["status"], style="bold")))
+    rows = _cells(plan)
     from_w = max([4, *(r[3].cell_len for r in rows)])
     to_w = max([2, *(r[4].cell_len for r in rows)])
     rest = max(12, width - from_w - to_w - 4 * GAP)
@@ -55,8 +70,8 @@ def plan_table(plan: Plan, width: int) -> Table:
     out.add_column("TO", no_wrap=True, width=to_w)
     for row in rows:
         out.add_row(*row)
-    if len(plan.drafts) > 200:
-        out.add_row(Text(f"… and {len(plan.drafts) - 200} more", style="dim"), *[Text("")] * 4)
+    if (more := _more(plan)) is not None:
+        out.add_row(more, *[Text("")] * 4)
     return out
 
 
@@ -71,18 +86,16 @@ class PlanTable:
             yield plan_table(self.plan, options.max_width)
             return
         # Too narrow for columns: each entry as lines (its id whole, then key, value, change).
-        for draft in self.plan.drafts[:200]:
-            before, after = draft["body"]["before"], draft["body"]["after"]
-            value = mask_value(before.get("value")) if is_secret(before) else before.get("value")
-            yield safe(draft["memory_id"], one_line=True, edges=True, style="bold")
-            yield Text("  ").append_text(
-                safe(f"{before.get('entity')} · {before.get('attribute')}", one_line=True))
-            shown = Text("  ").append_text(value_text(value, 80))
+        for memory_id, key, value, before, after in _cells(self.plan):
+            memory_id.stylize("bold")
+            yield memory_id
+            yield Text("  ").append_text(key)
+            shown = Text("  ").append_text(value)
             shown.truncate(options.max_width, overflow="ellipsis")
             yield shown
-            yield Text(f"  {before['status']} → ").append(after["status"], style="bold")
-        if len(self.plan.drafts) > 200:
-            yield Text(f"… and {len(self.plan.drafts) - 200} more", style="dim")
+            yield Text("  ").append_text(before).append(" → ").append_text(after)
+        if (more := _more(self.plan)) is not None:
+            yield more
 
 
 def side(value: dict | None, secret: set[str]) -> Text:

@@ -187,10 +187,11 @@ class ErasureScreen(InspectorScreen):
         """The subject a submitted field names: a known subject whose drawn form (escapes and
         all) it is, or the text as typed."""
         shown = typed.strip()
+        if "\\" not in shown:
+            return shown
         known = {s["name"] for s in self._subjects}
-        if "\\" in shown and shown not in known and decode(typed, one_line=True) in known:
-            return decode(typed, one_line=True)
-        return shown
+        meant = decode(typed, one_line=True)
+        return meant if shown not in known and meant in known else shown
 
     @work(thread=True, exclusive=True, group="erase-preview")
     def _plan_preview(self, subject: str) -> None:
