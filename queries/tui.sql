@@ -380,6 +380,12 @@ GROUP BY 1 ORDER BY n DESC, value NULLS LAST LIMIT 500
 -- The current status of some entries (Findings drops those no longer active or held).
 SELECT memory_id, status FROM entries WHERE memory_id IN (SELECT unnest($ids::VARCHAR[]))
 
+-- name: tui_hold_reasons
+-- The reason each of some held entries' hold event gives (as tui_held_source: a revert's is the
+-- operator's, not why the entry is held), for the approve dialog.
+SELECT memory_id, CASE WHEN op <> 'revert' THEN reason END FROM entries
+WHERE status = 'held' AND memory_id IN (SELECT unnest($ids::VARCHAR[]))
+
 -- name: tui_erase_preview
 -- The erasure preview: each entry considered, with its key and value (shown masked if secret).
 SELECT memory_id, status, kind, entity, attribute, value, sensitivity, held_reason FROM entries

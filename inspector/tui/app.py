@@ -481,6 +481,10 @@ class InspectorApp(App):
             # What the erasure takes and keeps, each by id, key and value (masked if secret):
             # the data owner checks them before typing the confirmation.
             context["entries"] = self.session.erasure_rows(plan)
+        if name == "approve":
+            # Why each was held, in the hold event's own words (an importer's), as the Review
+            # table and the pane give it: the plan has only the entries' states.
+            context["hold_reasons"] = self.session.hold_reasons(plan.affected)
         self.call_from_thread(self._show_plan, pending, plan, hidden, context)
 
     def _view_time(self) -> str | None:

@@ -312,6 +312,11 @@ class Session(EntryReads):
         with self.reader() as cur:
             return dict(cur.execute(sql("tui_statuses"), {"ids": list(ids)}).fetchall())
 
+    def hold_reasons(self, ids: list[str]) -> dict[str, str | None]:
+        """The hold event's own reason of each of `ids` that is held (None: it gave none)."""
+        with self.reader() as cur:
+            return dict(cur.execute(sql("tui_hold_reasons"), {"ids": list(ids)}).fetchall())
+
     def event_pair(self, seq: int) -> tuple[dict | None, dict | None]:
         """An event's loaded row and the same entry's row before it (None: its first)."""
         with self.reader() as cur:

@@ -119,12 +119,15 @@ def diff_table(plan: Plan, secret: set[str]) -> Table:
     return out
 
 
-def loud_entries(plan: Plan) -> list[tuple[str, str]]:
-    """(id, what the gate matched) of each held instruction or secret an approve would let in."""
+def loud_entries(plan: Plan, hold_reasons: dict | None = None) -> list[tuple[str, str]]:
+    """(id, what the gate matched) of each held instruction or secret an approve would let in,
+    with the hold event's own reason (hold_reasons, by id) as the Review table gives it."""
     if plan.request.action != "approve":
         return []
-    return [(d["memory_id"], held_why(d["body"]["before"]) or d["body"]["before"]["held_reason"])
-            for d in plan.drafts if d["body"]["before"].get("held_reason") in LOUD]
+    reasons = hold_reasons or {}
+    return [(d["memory_id"], held_why({**before, "hold_reason": reasons.get(d["memory_id"])})
+             or before["held_reason"])
+            for d in plan.drafts if (before := d["body"]["before"]).get("held_reason") in LOUD]
 
 
 # Characters of a held instruction's value the approve dialog shows; a longer one keeps its
@@ -166,7 +169,7 @@ class PlanModal(ActionDialog):
             title.append(f"  {self.hidden} of them {where}", style="bold yellow")
         if plan.action.irreversible and not plan.request.batch:
             title.append(f"  — {plan.request.action} cannot be undone by release", style="bold red")
-        loud = loud_entries(plan)
+        loud = loud_entries(plan, self.context.get("hold_reasons"))
         with Vertical(id="plan-dialog", classes="-loud" if loud else ""):
             yield Static(title, id="plan-title")
             for memory_id, why in loud:
@@ -221,7 +224,7 @@ class PlanModal(ActionDialog):
     def _needs_ctrl_y(self) -> bool:
         """Enter (in the field or on the button, reached by tab) never approves a held
         instruction or secret: only ctrl+y does. Says so when it is the case."""
-        if not loud_entries(self.plan):
+        if not loud_entries(self.plan, self.context.get("hold_reasons")):
             return False
         self._status(Text("Approving a held instruction or secret takes ctrl+y.", style="bold red"))
         return True
