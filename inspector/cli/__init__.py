@@ -124,6 +124,8 @@ def _run_app(app) -> int:
         from .lines import say
         where = exc.ctx.command_path if exc.ctx is not None else "inspector"
         message = exc.format_message().rstrip(".")
+        if isinstance(exc, exceptions.NoSuchOption):
+            message += _dash_hint(exc.option_name)
         if message:                     # none: a group named alone, whose help was printed
             say(f"error: {message}; see `{where} --help`; nothing was done")
         return exc.exit_code
@@ -132,6 +134,16 @@ def _run_app(app) -> int:
         say("error: aborted; nothing was done")
         return 1
     return code if isinstance(code, int) and not isinstance(code, bool) else 0
+
+
+def _dash_hint(option: str) -> str:
+    """For an unknown option that is the start of an argument given: an id or a value that
+    begins with '-' is read as options unless it follows `--` (an entry's id may be `-x1`)."""
+    import re
+    given = next((a for a in sys.argv[2:] if a.startswith(option) and a != "--"), None)
+    if given is None or re.fullmatch(r"--[a-z][a-z0-9-]*(=.*)?", given, re.S):
+        return ""                       # a mistyped long option, not an id
+    return f" (if {given} is an id or a value, put it after `--`: `... -- {given}`)"
 
 
 def _store_argument(args: list[str]) -> str | None:

@@ -433,6 +433,12 @@ def test_an_escape_in_a_quoted_value_reads_as_one_escape_not_a_backslash(sample)
      "No such option: --as-of (Possible options: --json); see `python -m inspector held --help`"),
     (["frobnicate"], "No such command 'frobnicate'; see `python -m inspector --help`"),
     (["policy", "frob"], "No such command 'frob'; see `python -m inspector policy --help`"),
+    # An entry's id may start with '-' (stop 61 left it: the error did not say how to give one)
+    (["show", "{store}", "-x1"], "No such option: -x (if -x1 is an id or a value, put it after "
+     "`--`: `... -- -x1`); see `python -m inspector show --help`"),
+    (["retract", "{store}", "--reason", "r", "--operator", "bo", "-M1"], "No such option: -M "
+     "(if -M1 is an id or a value, put it after `--`: `... -- -M1`); see `python -m inspector "
+     "retract --help`"),
 ])
 def test_a_usage_error_is_one_line_and_exit_2(sample, args, says):
     """helper-61: Typer printed a usage line, a hint and a boxed error (five lines, box
