@@ -1094,6 +1094,28 @@ def test_enter_on_an_audit_event_opens_its_before_and_after(tmp_path):
     run(main())
 
 
+def test_the_audit_screen_at_120_columns_shows_which_bodies_were_erased(tmp_path):
+    """Once an erasure's certificate id fills BATCH, the Audit screen at 120 columns dropped
+    BODY first, the one column that says a body was erased (helper-75 #8). The hash goes
+    first now, the reason last."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+    other_process("erase", str(store), "M9", "--reason", "DSR-1", "--operator", "dana")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await ready(pilot)
+            await pilot.press("6")
+            await wait_rows(pilot, "#log", 13)
+            lines = screen_text(app).splitlines()
+            header = next(l for l in lines if " SEQ " in l)
+            first = next(l for l in lines if l.split()[:1] == ["1"])
+            return header.split(), first.split()
+    header, first = run(main())
+    assert header == ["SEQ", "AT", "OP", "ACTOR", "ENTRY", "STATUS", "BATCH", "REASON", "BODY"]
+    assert (first[-1], first[-2]) == ("erased", "erased")
+
+
 @pytest.mark.parametrize("key, screen, says", [
     ("3", "ConflictsScreen", "No conflicts in this view."),
     ("4", "QuarantineScreen", "Nothing is quarantined."),

@@ -34,13 +34,15 @@ class AuditScreen(InspectorScreen):
             Column("seq", "SEQ", keep=True, render=lambda v: Text(str(v))),
             time_column("at", "AT"),
             Column("op", "OP", 10, render=lambda v: Text(v, style="bold")),
+            # Narrow, the hash goes first and the reason last; whether a body was erased
+            # stays longer than the status and the actor (a data owner's question; helper-75)
             Column("actor", "ACTOR", min=10, measure=True, drop=3), id_column("memory_id", "ENTRY"),
             Column("status", "STATUS", 11, drop=4), id_column("batch", "BATCH"),
-            Column("reason", "REASON", min=12, grow=True, drop=2),
+            Column("reason", "REASON", min=12, grow=True, drop=1),
             Column("redacted", "BODY", 7, render=lambda v: Text("erased" if v else "", style="red"),
-                   drop=5),
+                   drop=2),
             Column("hash", "HASH", 14, render=lambda v: Text((v or "unchained")[:12] + "…", style="dim"),
-                   drop=1),
+                   drop=5),
         ], key="seq", id="log", sortable=True, empty=self.SPEC.empty, id_field="memory_id")
 
     def on_mount(self) -> None:
