@@ -93,6 +93,12 @@ def store_paths(root: str | os.PathLike) -> StorePaths:
     """The paths of an existing store; BadInput when `root` is not one."""
     paths = StorePaths(Path(root))
     if not paths.root.is_dir():
+        if paths.root.name == LOG_NAME and paths.root.parent.is_dir():
+            raise BadInput(f"{paths.root} is the store's log, not the store: give its directory, "
+                           f"`{shell_path(paths.root.parent)}`")
+        if os.path.lexists(paths.root):    # `inspector init` refuses such a path too
+            raise BadInput(f"{paths.root} is not a directory, so it is no store: give the store's "
+                           f"directory (the one holding {LOG_NAME})")
         raise BadInput(f"{paths.root} is not a store directory; create one with `inspector init {shell_path(paths.root)}`")
     if not paths.log.is_file():
         if paths.log.is_symlink():       # dangling, or to a device: not "no log", which init refuses

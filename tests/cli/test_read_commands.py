@@ -188,6 +188,20 @@ def test_not_a_store(tmp_path):
     assert result.stderr == f"error: {tmp_path / 'nothing'} is not a store directory; create one with `inspector init {tmp_path / 'nothing'}`\n"
 
 
+def test_a_file_given_as_the_store_is_named_not_offered_to_init(sample, tmp_path):
+    # init refuses a path that is a file: offering `inspector init FILE` led nowhere
+    store = sample("moved-city")
+    result = inspector("beliefs", store / "events.jsonl")
+    assert result.code == 2
+    assert result.stderr == (f"error: {store / 'events.jsonl'} is the store's log, not the store: "
+                             f"give its directory, `{store}`\n")
+    (tmp_path / "notes.txt").write_text("mine")
+    result = inspector("show", tmp_path / "notes.txt", "M1")
+    assert result.code == 2
+    assert result.stderr == (f"error: {tmp_path / 'notes.txt'} is not a directory, so it is no store: "
+                             "give the store's directory (the one holding events.jsonl)\n")
+
+
 def test_a_store_others_can_read_gets_one_warning(sample):
     store = sample("moved-city")
     store.chmod(0o755)
