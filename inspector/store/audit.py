@@ -193,7 +193,9 @@ class _Walk:
             self.problem(seq, f"seq {seq}: prev does not match the hash of seq {seq - 1}")
 
     def check_redactions(self) -> None:
+        replaced = set()
         for seq, memory_id, certificate in self.redactions:
+            replaced.add((memory_id, certificate))
             vouch = self.erasures.get((memory_id, certificate))
             if vouch is None or vouch[0] < seq:
                 self.problem(seq, f"seq {seq}: body replaced by erasure, but no later erase event "
@@ -201,6 +203,14 @@ class _Walk:
             elif not self._certificate_matches(certificate, vouch[1]):
                 self.problem(seq, f"seq {seq}: certificate {certificate} is missing or does not "
                                   "match the digest its erase event recorded")
+        # An erasure replaces every earlier body of the entry: an erase event that vouches for
+        # none left the entry's state in the log (another writer appended it and rewrote
+        # nothing), while every command shows the entry as erased.
+        for (memory_id, certificate), (seq, _digest) in self.erasures.items():
+            if (memory_id, certificate) not in replaced:
+                self.problem(seq, f"seq {seq}: erase event of {memory_id} (certificate "
+                                  f"{certificate}), but no earlier body of {memory_id} was replaced "
+                                  "by it: the erased state is still in the log")
 
     def _certificate_matches(self, certificate: str, digest: str | None) -> bool:
         path = self.paths.certificates / f"{Path(certificate).name}.json"

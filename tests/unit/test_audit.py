@@ -89,6 +89,20 @@ def test_expect_head_catches_a_rewritten_line(store):
     assert (doc["ok"], doc["first_bad_seq"], doc["problem"]) == (False, 3, "seq 3 does not have the expected head hash")
 
 
+def test_an_erase_event_that_replaced_no_body_is_a_problem(tmp_path):
+    # another writer appended an erase event and rewrote nothing: every command shows M2 as
+    # erased while its value is still in the log, and the chain verified 'ok'
+    erased = {"id": "M2", "status": "erased", "certificate": "cert-nope",
+              "certificate_digest": "0" * 64, "subject_digest": None, "subject_salt": None}
+    store = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "write", entry("M1")),
+                                         ("2025-01-02T00:00:00Z", "write", entry("M2", value="Baker Street")),
+                                         ("2025-01-03T00:00:00Z", "erase", erased)])
+    doc = report(store)
+    assert (doc["ok"], doc["first_bad_seq"]) == (False, 3)
+    assert doc["problem"] == ("seq 3: erase event of M2 (certificate cert-nope), but no earlier "
+                              "body of M2 was replaced by it: the erased state is still in the log")
+
+
 def test_an_unchained_prefix_is_not_ok(store):
     for seq in (1, 2):
         edit_line(store, seq, lambda e: (e.pop("prev"), e.pop("hash")))
