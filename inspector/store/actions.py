@@ -77,7 +77,8 @@ class Plan:
         return {"op": self.request.action, "batch": None if dry_run else self.batch,
                 "dry_run": dry_run, "affected": self.affected, "skipped": sorted(self.skipped),
                 "belief_changes": self.belief_changes, "operator": self.request.operator,
-                "reason": self.request.reason, "skipped_status": dict(sorted(self.skipped.items())),
+                "reason": None if self.request.reason_pending else self.request.reason,
+                "skipped_status": dict(sorted(self.skipped.items())),
                 "events": [{"memory_id": d["memory_id"], "op": d["op"],
                             "from": (d["body"]["before"] or {}).get("status"),
                             "to": d["body"]["after"].get("status")}

@@ -106,8 +106,9 @@ class ErasurePlan:
 
     def document(self, certificate_id: str | None, head_after: str | None) -> dict:
         """The certificate (DESIGN §6, §8): ids, digests, counts; never an erased value."""
+        reason = None if self.request.reason_pending else self.request.reason   # a dry run's placeholder
         return {"id": certificate_id, "at": now_text(), "operator": self.request.operator,
-                "reason": self.request.reason, "subject_digest": self.subject_digest(),
+                "reason": reason, "subject_digest": self.subject_digest(),
                 "salt": self.salt, "counts": self.counts, "erased_ids": self.erased,
                 "retained_ids": self.retained, "redacted_seqs": self.redacted_seqs,
                 "head_before": self.head_before, "head_after": head_after,

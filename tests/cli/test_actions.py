@@ -48,6 +48,14 @@ def test_quarantine_cascades_and_writes_one_batch(sample):
     assert inspector("audit", store, "--verify", "--json").json["ok"] is True
 
 
+def test_a_dry_run_given_no_reason_has_a_null_reason_in_json(sample):
+    # the JSON carried the planner's placeholder, "(dry run: no reason given)", as if given
+    store = sample("moved-city")
+    assert act("quarantine", store, "H1", "--dry-run").json["reason"] is None
+    assert act("erase", store, "--subject", "user:42", "--dry-run").json["certificate"]["reason"] is None
+    assert act("quarantine", store, "H1", "--dry-run", "--reason", "INC-7").json["reason"] == "INC-7"
+
+
 def test_dry_run_writes_nothing_and_shows_what_applying_writes(sample):
     store = sample("branch-contamination")
     before = (store / "events.jsonl").read_bytes()
