@@ -393,7 +393,7 @@ def print_certificate(doc: dict, display: Display = PLAIN) -> None:
     counts = ", ".join(f"{k} {v}" for k, v in cert["counts"].items())
     line(out, f"  counts         {counts}")
     for label, key in (("erased", "erased_ids"), ("retained", "retained_ids")):
-        _print_ids(out, f"  {label:<14}", cert[key])
+        line(out, f"  {label:<15}", cell(", ".join(cert[key]) or "(none)"))
     seqs = cert["redacted_seqs"]
     more = f" and {len(seqs) - SEQS_NAMED} more (the certificate lists them)" \
         if len(seqs) > SEQS_NAMED else ""

@@ -161,3 +161,13 @@ def test_the_actor_is_never_cut(tmp_path):
     for args in (("audit", "--log"), ("show", "M1")):
         out = run(root, *args, columns=80)
         assert actor in out, out
+
+
+def test_the_erasure_summary_aligns_its_fields(sample):
+    # 'erased' and 'retained' were printed as 'erased        : H1, …', out of line with the others
+    store = sample("moved-city")
+    result = inspector("erase", store, "--subject", "user:42", "--dry-run")
+    lines = result.stdout.splitlines()
+    assert "  erased         H1, H2, H3, H4, H5, H6" in lines
+    assert "  retained       (none)" in lines
+    assert "  redacted seqs  1, 2, 3, 4, 5, 6" in lines
