@@ -114,6 +114,11 @@ def _check_unicode(request: Request) -> None:
 
 def check_request(action: "Action", request: Request) -> None:
     check_reason(request)
+    for flag, value, example in (("--source", request.source, "tool:retriever/main-index"),
+                                 ("--principal", request.principal, "web:forum.example.com")):
+        if value == "":      # matches no entry: was ignored beside ids, "no selector" alone
+            raise BadInput(f"{flag} '' names nothing; give one (e.g. {flag} {example}) or leave "
+                           f"{flag} out; nothing written")
     if not (request.ids or request.source or request.principal or request.due):
         raise BadInput(f"`{action.name}` needs at least one id or a selector (--source, --principal"
                        + (", --due" if any(o.field == "due" for o in action.options) else "") + ")")

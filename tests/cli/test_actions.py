@@ -48,6 +48,19 @@ def test_quarantine_cascades_and_writes_one_batch(sample):
     assert inspector("audit", store, "--verify", "--json").json["ok"] is True
 
 
+@pytest.mark.parametrize("flag", ["--source", "--principal"])
+def test_an_empty_selector_is_refused_not_ignored(sample, flag):
+    # beside an id, --source '' was dropped and the action applied; alone it was refused as
+    # 'needs at least one id or a selector', though one was given
+    store = sample("branch-contamination")
+    before = (store / "events.jsonl").read_bytes()
+    for args in (("M11", flag, ""), (flag, "")):
+        result = act("approve", store, *args, "--reason", "r")
+        assert result.code == 2
+        assert result.stderr.startswith(f"error: {flag} '' names nothing; give one (e.g. {flag} ")
+    assert (store / "events.jsonl").read_bytes() == before
+
+
 def test_a_dry_run_given_no_reason_has_a_null_reason_in_json(sample):
     # the JSON carried the planner's placeholder, "(dry run: no reason given)", as if given
     store = sample("moved-city")
