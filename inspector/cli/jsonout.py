@@ -42,10 +42,25 @@ def dumps(document: Any) -> str:
     text = _by_orjson(document)
     if text is None:
         try:
-            text = json.dumps(document, ensure_ascii=False, indent=2, default=str, allow_nan=False)
-        except (RecursionError, ValueError):  # nested thousands deep, or NaN: compact, iterative
+            try:
+                text = json.dumps(document, ensure_ascii=False, indent=2, default=str, allow_nan=False)
+            except ValueError:     # NaN: as text, in the order and layout of any other document
+                text = json.dumps(_nonfinite_as_text(document), ensure_ascii=False, indent=2,
+                                  default=str, allow_nan=False)
+        except (RecursionError, ValueError):  # nested thousands deep: compact, iterative
             text = jsonsafe.iterative_dumps(document, default=str, nonfinite_as_text=True)
     return _TERMINAL_UNSAFE.sub(_json_escape, text)
+
+
+def _nonfinite_as_text(value: Any) -> Any:
+    """`value` with every number that is not finite as the string JSON would lack for it."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {key: _nonfinite_as_text(child) for key, child in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_nonfinite_as_text(child) for child in value]
+    return value
 
 
 _SCALARS = {str, int, bool, type(None)}
