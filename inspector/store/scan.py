@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator, TypeVar
 from . import beliefs, detect, gate, jsonsafe, lean, lineage, macros, policy
 from .detect import batch
 from .load import Store
-from .model import SEVERITIES, now_utc, sensitivity_of
+from .model import SEVERITIES, STATUSES, now_utc, sensitivity_of
 from .queries import sql
 
 T = TypeVar("T")
@@ -134,9 +134,18 @@ def _cycles(store: Store) -> list[Finding]:
 
 
 def _malformed(store: Store) -> list[Finding]:
-    return [Finding("entry.malformed", m, f"{m} ({status}) breaks the entry contract: {problem}; "
-                                          "it is never a belief: quarantine, retract or erase it")
+    return [Finding("entry.malformed", m, _malformed_message(m, status, problem))
             for m, status, problem in store.con.execute(sql("scan_malformed")).fetchall()]
+
+
+def _malformed_message(memory_id: str, status, problem: str) -> str:
+    if status in STATUSES:
+        return (f"{memory_id} ({status}) breaks the entry contract: {problem}; it is never a "
+                "belief: quarantine, retract or erase it")
+    # the other actions refuse it: none could put back a status it never had
+    shown = "no status" if status is None else f"status {status!r}"
+    return (f"{memory_id} ({shown}) breaks the entry contract: {problem}; it is never a belief, "
+            "and only erase takes it (no other action could put its status back)")
 
 
 def _protected(store: Store) -> list[Finding]:

@@ -97,6 +97,22 @@ def test_every_command_works_on_a_store_holding_one(tmp_path, field, value):
 KEY = "sk-live-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
 
 
+def test_scan_tells_a_malformed_entry_without_a_status_that_only_erase_takes_it(tmp_path):
+    # the finding said '(None) … quarantine, retract or erase it', and quarantine and retract
+    # refuse such an entry (docs/format.md: only erase takes it)
+    no_status = entry("M1", "svc", "k", "v")
+    del no_status["status"]
+    write_raw(tmp_path / "s", [no_status, {**entry("M2", "svc", "j", "v"), "status": "weird"}])
+    messages = {f["memory_id"]: f["message"] for f in json.loads(
+        inspector("scan", tmp_path / "s", "--json").stdout)["findings"]}
+    tail = "; it is never a belief, and only erase takes it (no other action could put its status back)"
+    assert messages["M1"].startswith("M1 (no status) breaks the entry contract: field \"status\"")
+    assert messages["M1"].endswith(tail)
+    assert messages["M2"].startswith("M2 (status 'weird') breaks the entry contract: ")
+    assert messages["M2"].endswith(tail)
+    assert inspector("quarantine", tmp_path / "s", "M1", "--reason", "r").returncode == 3
+
+
 @pytest.mark.parametrize("depth", [1000, 5000, 100_000])
 def test_scan_and_report_show_a_deep_value_s_findings_masked(tmp_path, depth):
     """The human scan and the report read every found entry's value to mask its findings:
