@@ -9,7 +9,7 @@ from .engine import duckdb
 from . import beliefs, jsonsafe, lean, lineage
 from .beliefs import Moment, ViewSpec
 from .errors import BadInput
-from .model import format_time
+from .model import STATUSES, format_time
 from .queries import sql
 
 
@@ -80,8 +80,10 @@ def show(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
            "independent_sources": found.independent_sources, "belief": None, "reason": None}
     problem = malformed(con, memory_id)
     if problem:
+        takes = ("quarantine, retract or erase it" if entry.get("status") in STATUSES
+                 else "only erase takes it: no other action could put its status back")
         doc.update(malformed=problem, reason="malformed",
-                   why=f"malformed: {problem}; never a belief (quarantine, retract or erase it)")
+                   why=f"malformed: {problem}; never a belief ({takes})")
     elif entry.get("status") != "erased":
         with judged_now(con, (entry["entity"], entry["attribute"])) as spec:
             judged = judgement(con, spec, entry, entry.get("scope") or "")

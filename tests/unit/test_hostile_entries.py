@@ -111,6 +111,9 @@ def test_scan_tells_a_malformed_entry_without_a_status_that_only_erase_takes_it(
     assert messages["M2"].startswith("M2 (status 'weird') breaks the entry contract: ")
     assert messages["M2"].endswith(tail)
     assert inspector("quarantine", tmp_path / "s", "M1", "--reason", "r").returncode == 3
+    shown = json.loads(inspector("show", tmp_path / "s", "M1", "--json").stdout)
+    assert shown["why"].endswith("; never a belief (only erase takes it: no other action could "
+                                 "put its status back)")
 
 
 @pytest.mark.parametrize("depth", [1000, 5000, 100_000])
