@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..store.diff import TRUNCATED_CAUSES
+from ..store.model import seq_span
 from ..present.glyphs import MARK_LEGEND, SEVERITY_STYLE, badges
 from ..present.mask import shown_value
 from ..present.text import safe, safe_value as value_text
@@ -331,7 +332,7 @@ def print_plan(doc: dict, display: Display = PLAIN) -> None:
     if doc.get("batch"):        # a batch id read from the log: untrusted
         head.append(" in batch ")
         head.append_text(cell(doc["batch"]))
-        head.append(f" (seq {doc['seqs'][0]}–{doc['seqs'][-1]})")
+        head.append(f" ({seq_span(doc['seqs'])})")
     line(out, head)
     print_table(out, ["ID", "FROM", "TO"], [[cell(e["memory_id"]), e["from"], e["to"]]
                                             for e in doc["events"]], display=display)

@@ -21,7 +21,7 @@ from .contract import is_unicode
 from .detect.text import normalize
 from .errors import BadInput, Refused, Stale
 from .load import Store
-from .model import STATUSES, is_within, now_utc, scope_filter_error
+from .model import STATUSES, is_within, now_utc, scope_filter_error, seq_span
 
 if TYPE_CHECKING:
     from .registry import Action
@@ -90,7 +90,7 @@ class Plan:
         """One line for the operator once the plan is applied."""
         n = len(self.affected)
         return (f"{self.request.action}: {n} {'entry' if n == 1 else 'entries'} in batch "
-                f"{self.batch} (seq {self.seqs[0]}–{self.seqs[-1]})")
+                f"{self.batch} ({seq_span(self.seqs)})")
 
 
 def check_reason(request: Request) -> None:

@@ -127,3 +127,8 @@ def is_within(scope: str, outer: str) -> bool:
 def visible_from(scope: str, context: str) -> bool:
     """An entry in `scope` is visible from `context` when scope is context or an ancestor."""
     return is_within(context, scope)
+
+
+def seq_span(seqs: list[int]) -> str:
+    """`seq 37` for one event, `seq 13–19` for a batch of several (never `seq 37–37`)."""
+    return f"seq {seqs[0]}" if seqs[0] == seqs[-1] else f"seq {seqs[0]}–{seqs[-1]}"

@@ -171,3 +171,12 @@ def test_the_erasure_summary_aligns_its_fields(sample):
     assert "  erased         H1, H2, H3, H4, H5, H6" in lines
     assert "  retained       (none)" in lines
     assert "  redacted seqs  1, 2, 3, 4, 5, 6" in lines
+
+
+def test_an_action_of_one_event_names_its_seq_once(sample):
+    # 'reject: 1 entry changed in batch b-… (seq 13–13)'
+    store = sample("branch-contamination")
+    one = inspector("reject", store, "M11", "--reason", "planted", "--operator", "dana")
+    assert one.stdout.splitlines()[0].endswith(" (seq 13)")
+    many = inspector("quarantine", store, "M1", "--reason", "r", "--operator", "dana")
+    assert many.stdout.splitlines()[0].endswith(" (seq 14–20)")
