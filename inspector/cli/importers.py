@@ -14,6 +14,7 @@ import typer
 
 from . import jsonout, output
 from .common import app, refuse_scope, run
+from .output import plural
 
 import_app = typer.Typer(add_completion=False, no_args_is_help=True,
                          pretty_exceptions_enable=False,
@@ -54,16 +55,20 @@ def _print_summary(doc: dict, headline: str) -> None:
 
 
 def _mem0_headline(doc: dict) -> str:
-    return (f"imported {doc['memories']} memories ({doc['events']} events) from "
+    return (f"imported {plural(doc['memories'], 'memory', 'memories')} "
+            f"({plural(doc['events'], 'event', 'events')}) from "
             f"{doc['source']} (history layout {doc['layout']}, {doc['written_by']}) into "
             f"{doc['store']}: {doc['deleted']} deleted, {doc['without_subject']} without a "
-            f"subject, {len(doc['held'])} held, {len(doc['skipped_rows'])} rows skipped")
+            f"subject, {len(doc['held'])} held, "
+            f"{plural(len(doc['skipped_rows']), 'row', 'rows')} skipped")
 
 
 def _langgraph_headline(doc: dict) -> str:
-    return (f"imported {doc['entries']} entries ({doc['kind']}) from {doc['source']} into "
+    return (f"imported {plural(doc['entries'], 'entry', 'entries')} ({doc['kind']}) from "
+            f"{doc['source']} into "
             f"{doc['store']}: {doc['expiring']} with expires_at ({doc['expired']} already "
-            f"past), {len(doc['held'])} held, {len(doc['skipped_rows'])} rows skipped")
+            f"past), {len(doc['held'])} held, "
+            f"{plural(len(doc['skipped_rows']), 'row', 'rows')} skipped")
 
 
 @import_app.command("mem0")

@@ -186,8 +186,8 @@ def notes(doc: dict, plan: LangGraphPlan, vectors: Vectors | None) -> list[str]:
     if vectors is not None:
         out.append(_vector_note(vectors))
     if plan.bad_rows:
-        out.append(f"{plural(len(plan.bad_rows), 'row', 'rows')} could not be mapped and were "
-                   "skipped (listed in skipped_rows)")
+        out.append(f"{plural(len(plan.bad_rows), 'row', 'rows')} could not be mapped and "
+                   f"{'was' if len(plan.bad_rows) == 1 else 'were'} skipped (listed in skipped_rows)")
     return out
 
 

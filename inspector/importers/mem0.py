@@ -287,8 +287,8 @@ def notes(doc: dict, plan: Mem0Plan) -> list[str]:
                    "keeps for extraction; it was not imported, so the inspector's erasure does "
                    "not reach it: delete it in mem0 itself")
     if plan.bad_rows:
-        out.append(f"{plural(len(plan.bad_rows), 'row', 'rows')} could not be mapped and were "
-                   "skipped (listed in skipped_rows)")
+        out.append(f"{plural(len(plan.bad_rows), 'row', 'rows')} could not be mapped and "
+                   f"{'was' if len(plan.bad_rows) == 1 else 'were'} skipped (listed in skipped_rows)")
     out.append('every entry is global (scope ""): history.db does not say which user, agent '
                "or run a memory belongs to")
     return out

@@ -457,3 +457,24 @@ def test_the_expired_note_agrees_with_one_entry(tmp_path):
     assert [n for n in doc["notes"] if "expired" in n] == [
         "1 entry had already expired but was still in the file (no TTL sweep ran, so LangGraph "
         "still returns them): imported with expires_at kept, for `expire --due`"]
+
+
+def test_the_summary_counts_one_as_one(tmp_path):
+    # 'imported 1 entries …, 1 rows skipped' and '1 row could not be mapped and were skipped'
+    import sqlite3, subprocess, sys
+    db = tmp_path / "lg.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE store (prefix TEXT, key TEXT, value TEXT, created_at TIMESTAMP, "
+                "updated_at TIMESTAMP, expires_at TIMESTAMP, ttl_minutes REAL, PRIMARY KEY (prefix, key))")
+    con.execute("INSERT INTO store VALUES ('users.a', 'prefs', '{\"theme\": \"dark\"}', "
+                "'2025-03-01 10:00:00', '2025-03-01 10:00:00', NULL, NULL)")
+    con.execute("INSERT INTO store VALUES ('users.a', 'bad', '{not json', "
+                "'2025-03-01 10:00:00', '2025-03-01 10:00:00', NULL, NULL)")
+    con.commit()
+    con.close()
+    done = subprocess.run([sys.executable, "-m", "inspector", "import", "langgraph", str(db),
+                           str(tmp_path / "s"), "--skip-bad-rows"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("imported 1 entry (observation) from ")
+    assert ", 1 row skipped\n" in done.stderr
+    assert "note: 1 row could not be mapped and was skipped (listed in skipped_rows)" in done.stderr
