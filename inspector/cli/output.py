@@ -240,6 +240,15 @@ def print_show(doc: dict, display: Display = PLAIN) -> None:
     _print_ids(out, "rests on", doc["ancestors"])
     _print_ids(out, "rests on it", doc["descendants"])
     _print_ids(out, "independent sources", doc["independent_sources"])
+    _print_hidden(out, doc)
+
+
+def _print_hidden(out: Console, doc: dict) -> None:
+    """What --scope left out of the lineage: without it, '(none)' reads as no sources at all."""
+    if doc.get("hidden"):
+        n = doc["hidden"]
+        line(out, Text(f"{plural(n, 'cited entry', 'cited entries')} "
+                       f"{'lies' if n == 1 else 'lie'} outside the --scope filter", style="dim"))
 
 
 def _print_ids(out: Console, label: str, ids: list[str]) -> None:
@@ -276,8 +285,7 @@ def print_lineage(doc: dict, display: Display = PLAIN) -> None:
         _print_ids(out, label, doc[key])
     for cycle in doc["cycles"]:
         _print_ids(out, "cycle", cycle)
-    if doc.get("hidden"):
-        line(out, Text(f"{doc['hidden']} cited entries lie outside the --scope filter", style="dim"))
+    _print_hidden(out, doc)
     if len(doc["independent_sources"]) == 1 and len(doc["ancestors"]) > 1:
         line(out, Text("⚠ everything it rests on traces to one independent source", style="yellow"))
 

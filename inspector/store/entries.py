@@ -90,6 +90,7 @@ def show(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
         doc["rivals"] = [{"memory_id": r["memory_id"], "value": beliefs.json_value(r["value"]),
                           "reason": r["reason"]} for r in judged["rows"] if r["memory_id"] != memory_id]
         doc.update(belief=judged["belief"], reason=judged["reason"], why=judged["why"])
+    doc["hidden"] = found.hidden        # cited entries --scope leaves out, as lineage says
     return doc
 
 

@@ -180,3 +180,16 @@ def test_an_action_of_one_event_names_its_seq_once(sample):
     assert one.stdout.splitlines()[0].endswith(" (seq 13)")
     many = inspector("quarantine", store, "M1", "--reason", "r", "--operator", "dana")
     assert many.stdout.splitlines()[0].endswith(" (seq 14–20)")
+
+
+def test_show_under_scope_says_what_the_filter_left_out_of_its_lineage(sample):
+    # show said 'independent sources: (none)' and nothing of the cited entry --scope hid, as
+    # if M7 rested on no source at all; lineage said '1 cited entries lie outside'
+    store = sample("branch-contamination")
+    scope = "repo:svc/branch:legacy-v2"
+    shown = inspector("show", store, "M7", "--scope", scope)
+    assert shown.stdout.splitlines()[-1] == "1 cited entry lies outside the --scope filter"
+    assert inspector("show", store, "M7", "--scope", scope, "--json").json["hidden"] == 1
+    assert inspector("show", store, "M7", "--json").json["hidden"] == 0
+    assert inspector("lineage", store, "M7", "--scope", scope).stdout.splitlines()[-1] == \
+        "1 cited entry lies outside the --scope filter"
