@@ -21,7 +21,7 @@ from .contract import is_unicode
 from .detect.text import normalize
 from .errors import BadInput, Refused, Stale
 from .load import Store
-from .model import STATUSES, is_within, now_utc, scope_filter_error, seq_span
+from .model import STATUSES, id_named, is_within, now_utc, scope_filter_error, seq_span
 
 if TYPE_CHECKING:
     from .registry import Action
@@ -143,7 +143,7 @@ def _named(store: Store, request: Request, action: "Action") -> list[str]:
     for memory_id in request.ids:
         row = rows.get(memory_id)
         if row is None or not _inside(row, request.scope):
-            raise BadInput(f"{memory_id}: not found in {where}; nothing written")
+            raise BadInput(f"{id_named(memory_id)}: not found in {where}; nothing written")
         if not action.allows(row["status"]):
             status = row["status"]
             if status in STATUSES:

@@ -9,7 +9,7 @@ from typing import Iterator
 
 from .engine import duckdb
 from .errors import BadInput
-from .model import format_time
+from .model import format_time, id_named
 from .queries import sql
 
 PAGE = 5000
@@ -30,7 +30,7 @@ def each_event(con: duckdb.DuckDBPyConnection, since: datetime | None = None,
         raise BadInput(f"--since {format_time(since)} is after --until {format_time(until)}; "
                        "give the earlier time as --since")
     if memory_id is not None and not con.execute(sql("audit_log_known"), {"id": memory_id}).fetchone()[0]:
-        raise BadInput(f"{memory_id}: no event in the log names it; `inspector audit STORE --log` "
+        raise BadInput(f"{id_named(memory_id)}: no event in the log names it; `inspector audit STORE --log` "
                        "lists every event")
     rows = con.execute(sql("audit_log"), {"since": since, "until": until, "memory": memory_id})
     return _each(rows)

@@ -9,7 +9,7 @@ from .engine import duckdb
 from . import beliefs, jsonsafe, lean, lineage
 from .beliefs import Moment, ViewSpec
 from .errors import BadInput
-from .model import STATUSES, format_time
+from .model import STATUSES, format_time, id_named
 from .queries import sql
 
 
@@ -32,7 +32,7 @@ def malformed(con: duckdb.DuckDBPyConnection, memory_id: str) -> str | None:
 def require(con: duckdb.DuckDBPyConnection, memory_id: str, where: str) -> dict:
     found = state(con, memory_id)
     if found is None:
-        raise BadInput(f"{memory_id}: not found in {where}; `inspector beliefs` lists what is there")
+        raise BadInput(f"{id_named(memory_id)}: not found in {where}; `inspector beliefs` lists what is there")
     return found
 
 

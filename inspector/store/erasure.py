@@ -31,7 +31,7 @@ from .chain import canonical, line_bytes, seal_after, sha256_hex
 from .files import _hook, failure, fsync_dir, replace_file, write_new
 from .errors import BadInput, Refused, WriteFailed
 from .load import Store
-from .model import now_text
+from .model import id_named, now_text
 from .queries import sql
 from .recovery import PENDING, drop_residue, log_names, settle_certificates
 
@@ -142,7 +142,7 @@ def _considered(store: Store, request: Request) -> list[str]:
     rows = dict((r[0], r[1]) for r in store.con.execute(sql("erase_entries"), {"ids": list(request.ids)}).fetchall())
     for memory_id in request.ids:
         if memory_id not in rows:
-            raise BadInput(f"{memory_id}: not found in {store.root}; nothing written")
+            raise BadInput(f"{id_named(memory_id)}: not found in {store.root}; nothing written")
         if rows[memory_id] == "erased":
             raise Refused(f"{memory_id} is erased already; nothing written")
     return list(dict.fromkeys(request.ids))

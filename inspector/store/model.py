@@ -132,3 +132,9 @@ def visible_from(scope: str, context: str) -> bool:
 def seq_span(seqs: list[int]) -> str:
     """`seq 37` for one event, `seq 13–19` for a batch of several (never `seq 37–37`)."""
     return f"seq {seqs[0]}" if seqs[0] == seqs[-1] else f"seq {seqs[0]}–{seqs[-1]}"
+
+
+def id_named(memory_id: str) -> str:
+    """An id as an error line names it: quoted when it is empty or begins or ends with a
+    space, which the bare text would not show (`error: : not found`)."""
+    return repr(memory_id) if memory_id == "" or memory_id != memory_id.strip() else memory_id

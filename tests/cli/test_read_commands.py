@@ -284,3 +284,16 @@ def test_human_output_shows_hostile_text_literally_and_inert(sample):
     assert "[bold]URGENT[/bold] [/oops]" in result.stdout
     assert "\\x1b]52;c;cHduZWQ=\\x07" in result.stdout
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+
+
+@pytest.mark.parametrize("args", [("show", "{root}", "{id}"), ("lineage", "{root}", "{id}"),
+                                  ("audit", "{root}", "--log", "--memory", "{id}"),
+                                  ("quarantine", "{root}", "{id}", "--reason", "r"),
+                                  ("erase", "{root}", "{id}", "--reason", "r")])
+@pytest.mark.parametrize("memory_id", ["", " M1", "M1 "])
+def test_an_id_not_found_is_named_so_it_can_be_seen(sample, args, memory_id):
+    # 'error: : not found in …' for '', and ' M1' looked like M1
+    store = sample("branch-contamination")
+    result = inspector(*[a.format(root=store, id=memory_id) for a in args])
+    assert result.code == 2
+    assert result.stderr.startswith(f"error: {memory_id!r}: "), result.stderr
