@@ -210,3 +210,31 @@ def test_the_head_of_a_log_whose_last_line_is_unreadable(store):
     lines[-1] = b"{not json}"
     write_lines(store, lines)
     assert report(store)["head"] == "7:"
+
+
+def test_a_certificate_is_read_once_however_many_lines_it_redacted(tmp_path, monkeypatch):
+    """An erasure's certificate lists every seq it redacted: read once a redacted line, a big
+    erasure cost its lines times its certificate (1.9 GB read for 112k redacted lines)."""
+    from inspector.store import audit, registry
+    from inspector.store.actions import Request
+    from inspector.store.load import Store
+
+    events = [(f"2025-01-01T00:00:{i % 60:02d}Z", "write",
+               entry(f"M{i}", entity="user:5", attribute=f"a{i}", value=f"v{i}", subject="user:5"))
+              for i in range(40)]
+    root = write_store(tmp_path / "s", events)
+    store = Store(root, warn=False)
+    try:
+        registry.apply(store, registry.plan(store, Request("erase", "DSR-5", "dana", subject="user:5")))
+    finally:
+        store.con.close()
+    reads = []
+    real = audit.read_regular
+    monkeypatch.setattr(audit, "read_regular", lambda path: reads.append(path) or real(path))
+    doc = report(root)
+    assert (doc["ok"], doc["redacted"], len(reads)) == (True, 40, 1)
+    certificate = reads[0]
+    certificate.write_bytes(certificate.read_bytes().replace(b'"DSR-5"', b'"DSR-6"'))
+    doc = verify(store_paths(root)).as_json()
+    assert doc["ok"] is False and len(doc["problems"]) == 20
+    assert all("does not match the digest" in p["problem"] for p in doc["problems"])
