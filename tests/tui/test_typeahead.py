@@ -953,3 +953,23 @@ def test_pagedowns_in_a_burst_each_scroll_a_page_of_the_plan(tmp_path):
             return body.scroll_y, page, body.max_scroll_y
     y, page, most = run(main())
     assert most > 4 * page and y == 4 * page
+
+
+def test_down_and_enter_in_one_burst_from_the_subject_field_preview_the_row_picked(tmp_path):
+    """The Erasure screen says "pick one from the list (↓, then enter)": typed in one burst,
+    the enter went to the subject field (↓ moved the focus only after a refresh) and previewed
+    the text typed, "user:", not the subject the list highlighted. It previews that row."""
+    store = private_copy("multi-tenant", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("7", *"user:")
+            await wait_rows(pilot, "#subjects", 2)
+            assert table(app, "#subjects").row_at(0)["name"] == "user:alice"
+            burst(app, "down", "enter")
+            await wait_rows(pilot, "#preview", 3)
+            await settle(pilot)
+            return app.screen._plan.request.subject, app.screen.query_one("#subject").value
+    assert run(main()) == ("user:alice", "user:alice")

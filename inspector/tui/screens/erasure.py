@@ -108,8 +108,9 @@ class ErasureScreen(InspectorScreen):
         return "drop" if key == "/" else "leave"
 
     def action_to_list(self) -> None:
-        """↓ in the subject field: down into the list of subjects (or the preview)."""
-        self.main_table().focus()
+        """↓ in the subject field: down into the list of subjects (or the preview), now, not
+        after a refresh: the keys typed after it go to the list (TypedInput)."""
+        self.set_focus(self.main_table())
 
     # -- subjects ---------------------------------------------------------------------------
 

@@ -70,6 +70,15 @@ class TypedInput(Input):
             self.screen.action_leave_input()
             self._hold(to_app=True)
             return
+        if event.key == "down" and hasattr(self.screen, "action_to_list"):
+            # A field above a list (the Erasure subject): ↓ goes down into the list now, and
+            # the rest of the burst goes round the app to it ("↓, then enter" previewed the
+            # text typed, not the row picked).
+            event.stop()
+            event.prevent_default()
+            self.screen.action_to_list()
+            self._hold(to_app=True)
+            return
         if not self.value and event.character and not self.disabled:
             fate = getattr(self.screen, "empty_field_key", lambda field, key: None)(self, event)
             if fate is not None:
