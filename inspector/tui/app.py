@@ -15,6 +15,7 @@ from textual import events, work
 from textual._time import get_time
 from textual.app import App
 from textual.binding import Binding
+from textual.command import CommandPalette
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 
@@ -156,6 +157,16 @@ class InspectorApp(App):
     def action_help(self) -> None:
         if hasattr(self.screen, "SPEC"):
             self.push_screen(HelpScreen(self.screen))
+
+    def action_command_palette(self) -> None:
+        """ctrl+p: the palette of the screen on top, never over a dialog (or the help): its
+        "Go to …" left the dialog open on a screen the operator had left, and a write ending
+        under it closed the palette in place of the dialog, which stayed saying "writing …"."""
+        if isinstance(self.screen, ModalScreen) and not CommandPalette.is_open(self):
+            self.notify("Close the dialog first (esc): the command palette opens over a screen, "
+                        "never over a dialog.", severity="warning", timeout=6)
+            return
+        super().action_command_palette()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "revert_last":

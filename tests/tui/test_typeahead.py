@@ -7,6 +7,8 @@ plan the store changed under cannot be confirmed again."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from textual import events as textual_events
 from textual.widgets import Button
@@ -973,3 +975,43 @@ def test_down_and_enter_in_one_burst_from_the_subject_field_preview_the_row_pick
             await settle(pilot)
             return app.screen._plan.request.subject, app.screen.query_one("#subject").value
     assert run(main()) == ("user:alice", "user:alice")
+
+
+@pytest.mark.parametrize("writing", [False, True], ids=["reviewing", "writing"])
+def test_the_command_palette_does_not_open_over_a_dialog(tmp_path, monkeypatch, writing):
+    """ctrl+p over a dialog opened the palette, whose "Go to …" left the dialog open on a
+    screen the operator had left; opened while the dialog wrote, the write's end closed the
+    palette in place of the dialog, which stayed on screen saying "writing …" over a table
+    that still listed the entry just rejected. The palette stays shut and says why."""
+    store = queue_store(tmp_path / "s")
+    import inspector.tui.app as app_module
+    apply = app_module.apply_action
+
+    def slow_apply(*args, **kwargs):
+        time.sleep(1.0)
+        return apply(*args, **kwargs)
+
+    monkeypatch.setattr(app_module, "apply_action", slow_apply)
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await open_reject(pilot)
+            await pilot.press(*"spam")
+            if writing:
+                await pilot.press("enter")
+                await until(pilot, lambda: app.pending_write, what="the write")
+            await pilot.press("ctrl+p")
+            await pilot.pause(0.2)
+            opened = [s.__class__.__name__ for s in app.screen_stack]
+            if writing:
+                await until(pilot, lambda: not app.pending_write, what="the write's end")
+            await settle(pilot)
+            said = [n for n in notices(app) if "command palette" in n]
+            return opened, name_of(app), said
+    opened, top, said = run(main())
+    assert opened == ["ReviewScreen", "PlanModal"]
+    assert top == ("ReviewScreen" if writing else "PlanModal")
+    assert said == ["Close the dialog first (esc): the command palette opens over a screen, "
+                    "never over a dialog."]
+    assert len(events(store)) == (5 if writing else 4)
