@@ -132,6 +132,34 @@ def test_choosing_an_item_narrows_the_screen_that_lists_it(tmp_path, kind, value
     run(main())
 
 
+def test_choosing_an_item_with_nothing_to_narrow_to_shows_every_row(tmp_path):
+    """"(none)" (the erasures' source class) has nothing to narrow Beliefs to: the notice said
+    "every row is shown" while Beliefs kept the narrowing chosen before ("web": 0 of 6 rows).
+    Every row is shown."""
+    store = private_copy(INCIDENT, tmp_path / "store")
+
+    async def choose(pilot, value):
+        app = pilot.app
+        await pilot.press("0")
+        await settle(pilot, drawn)
+        target = next(n for n, i in enumerate(chart(app).items) if (i.kind, i.value) == ("class", value))
+        await pilot.press(*["up"] * len(chart(app).items), *["down"] * target, "enter")
+        await until(pilot, lambda: app.current_mode == "beliefs", what="Beliefs")
+        await settle(pilot)
+        shown = app.screen.query_one("#beliefs", VirtualTable)
+        return shown.narrow, shown.row_count, " 1 Beliefs (6) " in app.screen._compositor.render_strips()[1].text
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            first = await choose(pilot, "web")
+            return first, await choose(pilot, None)
+    first, then = run(main())
+    assert first == (("source_class", "web"), 0, False)
+    assert then == (None, 6, True)
+
+
 def overview_shot(snap_compare, tmp_path, monkeypatch, size) -> bool:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(screen_module, "now", lambda: NOW)

@@ -404,12 +404,12 @@ class InspectorScreen(Screen):
         self.app.start_action(name, ids, lambda affected: self.visible_ids(affected, narrow),
                               filtered=self.filtered())
 
-    def narrow_to(self, field: str, value: str) -> None:
+    def narrow_to(self, field: str, value: str | None) -> None:
         """Show only the rows whose column `field` holds `value` (the Overview's narrowing;
-        escape on the table shows every row again)."""
+        escape on the table shows every row again); None: every row."""
         table = self.main_table()
         if table is not None:
-            table.set_narrow((field, value))
+            table.set_narrow(None if value is None else (field, value))
             table.focus()
 
     def filtered(self) -> bool:

@@ -106,10 +106,13 @@ class OverviewScreen(InspectorScreen):
         self.app.switch_mode(mode)
         if field is None:
             return
+        target = self.app.screen
         if item.value is None:
+            # Every row, as the notice says: a narrowing chosen before stayed ("(none)" after
+            # "web" showed 0 of 6 rows under "every row is shown").
+            target.call_after_refresh(target.narrow_to, field, None)
             self.notify(f"{item.label}: nothing to narrow to; every row is shown.", timeout=4)
             return
-        target = self.app.screen
         target.call_after_refresh(target.narrow_to, field, item.value)
         self.notify(f"{target.SPEC.label}: only rows whose {called} is "
                     f"{render(item.value, one_line=True)} · escape on the table shows every row",
