@@ -181,3 +181,27 @@ def test_the_diff_line_says_how_many_entries_were_erased_in_the_window(tmp_path)
     status = run(main())
     assert status.startswith("0 beliefs changed from 2026-01-01T00:00:00Z to ")
     assert " · 6 entries erased in it (on neither side) · f from" in status
+
+
+def test_both_times_typed_in_one_burst_set_the_window(tmp_path):
+    """"f", a time, enter, "t", a time, enter in one read (typed ahead, pasted): the keys after
+    the first enter went back into the from field ("…04:05:00Zt2025-03-14T04:10:00Z"), the
+    window ran to now under a field showing text that was not applied. Each time goes to its
+    field and the window is the one typed."""
+    from textual import events
+    store = private_copy(INCIDENT, tmp_path / "store")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("8")
+            await settle(pilot)
+            for key in ["f", *"2025-03-14T04:05:00Z", "enter", "t", *"2025-03-14T04:10:00Z", "enter"]:
+                app.post_message(events.Key(key, None if key == "enter" else key))
+            await settle(pilot, lambda a: listed(a, 5))
+            return ([app.screen.query_one(f"#{name}").value for name in ("from", "to")],
+                    str(app.screen.query_one("#diff-status").render()))
+    fields, line = run(main())
+    assert fields == ["2025-03-14T04:05:00Z", "2025-03-14T04:10:00Z"]
+    assert "5 beliefs changed from 2025-03-14T04:05:00Z to 2025-03-14T04:10:00Z" in line

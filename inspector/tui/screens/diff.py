@@ -198,6 +198,24 @@ class DiffScreen(InspectorScreen):
         return [(name, self.applied[name], "the window is as the line above says", None)
                 for name in ("from", "to")]
 
+    def enter_leaves(self, field: Input) -> bool:
+        """Enter in from or to leaves for the table when the window it makes can be applied
+        (TypedInput then sends the keys typed after it to the table and the app: "t" and the
+        end time went back into the from field, and the window ran to now). The window is
+        taken as applied now, so that leaving does not put the field's earlier text back;
+        the Submitted message that follows compares it. A time refused stays in its field."""
+        if field.id not in ("from", "to"):
+            return False
+        try:
+            start, end, _ = self.window()
+        except ValueError:
+            return False
+        if start > end:
+            return False
+        self.applied = {name: self.query_one(f"#{name}", Input).value.strip()
+                        for name in ("from", "to")}
+        return True
+
     @on(Input.Submitted, "#from, #to")
     def _window_changed(self, event: Input.Submitted) -> None:
         self.refresh_data()
