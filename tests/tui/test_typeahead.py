@@ -1015,3 +1015,24 @@ def test_the_command_palette_does_not_open_over_a_dialog(tmp_path, monkeypatch, 
     assert said == ["Close the dialog first (esc): the command palette opens over a screen, "
                     "never over a dialog."]
     assert len(events(store)) == (5 if writing else 4)
+
+
+def test_the_as_of_time_and_the_context_typed_in_one_burst_each_go_to_their_field(tmp_path):
+    """"t", a time, enter, "c", a context, enter in one read: the keys after the first enter
+    went back into the as-of field ("2025-…04:06:30Zcrepo:svc/…"), whose enter then refused
+    them, and the context was never set. Enter in a view field that applies leaves for the
+    table, and the rest of the burst goes where it would have gone typed slowly."""
+    store = private_copy("branch-contamination", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await beliefs_ready(pilot)
+            burst(app, "t", *"2025-03-01T04:06:30Z", "\r", "c", *"repo:svc/branch:legacy-v2", "\r")
+            await settle(pilot, lambda a: a.status.context is not None)
+            fields = [app.screen.query_one(f"#{name}").value for name in ("as-of", "context")]
+            return fields, app.status.as_of, app.status.context, notices(app)
+    fields, as_of, context, told = run(main())
+    assert fields == ["2025-03-01T04:06:30Z", "repo:svc/branch:legacy-v2"]
+    assert (as_of, context) == ("2025-03-01T04:06:30Z", "repo:svc/branch:legacy-v2")
+    assert told == []

@@ -174,13 +174,32 @@ class BeliefsScreen(InspectorScreen):
     def _filter_done(self, event: Input.Submitted) -> None:
         self.query_one("#beliefs", VirtualTable).focus()
 
+    _entered = False        # enter_leaves applied the view: the Submitted that follows is done
+
     def enter_leaves(self, field: Input) -> bool:
-        """Enter in the filter leaves it for the table (TypedInput sends the keys typed after
-        it to the table and the app, as after an escape)."""
-        return field.id == "filter"
+        """Enter leaves the field for the table (TypedInput sends the keys typed after it to
+        the table and the app, as after an escape): the filter's always; the context's, the
+        as-of's and the valid-at's when the view they name applies, applied now ("t", a time,
+        enter, "c", a context, enter in one burst typed the context into the as-of field). A
+        field refused keeps the focus, and the Submitted that follows says why."""
+        if field.id == "filter":
+            return True
+        if field.id not in ("context", "as-of", "valid-at"):
+            return False
+        self._entered = self._apply_view(say=False)
+        return self._entered
 
     @on(Input.Submitted, "#context, #as-of, #valid-at")
     def _view_changed(self, event: Input.Submitted) -> None:
+        if self._entered:
+            self._entered = False
+        elif not self._apply_view(say=True):
+            return
+        self.query_one("#beliefs", VirtualTable).focus()
+
+    def _apply_view(self, say: bool) -> bool:
+        """Set the view the context, as-of and valid-at fields name; False when one of them
+        cannot be (said, if `say`)."""
         values = {}
         for name in ("as-of", "valid-at"):
             text = self.query_one(f"#{name}", Input).value.strip()
@@ -188,18 +207,21 @@ class BeliefsScreen(InspectorScreen):
                 values[name] = parse_time(text) if text else None
             except ValueError as exc:
                 # The message quotes what was typed: never markup ("[/oops]" crashed the app).
-                self.notify(render(f"{name}: {exc}", one_line=True), severity="error", markup=False)
-                return
+                if say:
+                    self.notify(render(f"{name}: {exc}", one_line=True), severity="error",
+                                markup=False)
+                return False
         context = self.query_one("#context", Input).value.strip() or None
         if (why := scope_filter_error(context, "context")) is not None:
-            self.notify(render(why, one_line=True), severity="error", markup=False)
-            return
+            if say:
+                self.notify(render(why, one_line=True), severity="error", markup=False)
+            return False
         self.app.session.set_view(context, values["as-of"], values["valid-at"])
         self.app.set_status(context=context,
                             as_of=format_time(values["as-of"]) if values["as-of"] else None,
                             valid_at=format_time(values["valid-at"]) if values["valid-at"] else None)
         self.app.rebuild_view()
-        self.query_one("#beliefs", VirtualTable).focus()
+        return True
 
     def applied_fields(self) -> list[tuple[str, str, str, object]]:
         """The view's fields (helper-62: "yesterday" stayed in the as-of field while the rows
