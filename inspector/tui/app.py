@@ -357,6 +357,11 @@ class InspectorApp(App):
             self.verify_chain()
 
     def rebuild_view(self) -> None:
+        """Build the view the session's spec names; while the store opens, the load builds it
+        (a context or as-of time entered in the first second after the launch rebuilt on no
+        store, and the app ended with a traceback)."""
+        if self.session.store is None:
+            return
         self._rebuild()
 
     @work(thread=True, exclusive=True, group="store")

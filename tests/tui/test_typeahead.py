@@ -1036,3 +1036,35 @@ def test_the_as_of_time_and_the_context_typed_in_one_burst_each_go_to_their_fiel
     assert fields == ["2025-03-01T04:06:30Z", "repo:svc/branch:legacy-v2"]
     assert (as_of, context) == ("2025-03-01T04:06:30Z", "repo:svc/branch:legacy-v2")
     assert told == []
+
+
+def test_an_as_of_time_entered_while_the_store_opens_is_the_view_it_opens_with(tmp_path,
+                                                                               monkeypatch):
+    """"t", a time, enter typed in the first second after the launch: the view was rebuilt on a
+    store not open yet, and the app ended with a traceback ('NoneType' object has no attribute
+    'lock'). The load builds the view at that time."""
+    from inspector.tui.session import Session
+    store = private_copy("branch-contamination", tmp_path / "s")
+    opened = Session.open
+
+    def slow_open(self, *args, **kwargs):
+        time.sleep(2.0)
+        return opened(self, *args, **kwargs)
+    monkeypatch.setattr(Session, "open", slow_open)
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause(0.3)
+            assert app.session.store is None
+            burst(app, "t", *"2025-03-01T04:06:10Z", "\r")
+            await until(pilot, lambda: app.status.as_of is not None, what="the as-of time")
+            assert app.session.store is None
+            await ready(pilot)
+            beliefs = table(app, "#beliefs")
+            await settle(pilot, loaded)
+            return (app.status.as_of, sorted(beliefs.row_at(i)["memory_id"]
+                                             for i in range(beliefs.row_count)))
+    as_of, ids = run(main())
+    assert as_of == "2025-03-01T04:06:10Z"
+    assert ids == ["M1", "M8", "M9"]           # known at 04:06:10, as `beliefs --as-of` lists them
