@@ -205,3 +205,32 @@ def test_both_times_typed_in_one_burst_set_the_window(tmp_path):
     fields, line = run(main())
     assert fields == ["2025-03-14T04:05:00Z", "2025-03-14T04:10:00Z"]
     assert "5 beliefs changed from 2025-03-14T04:05:00Z to 2025-03-14T04:10:00Z" in line
+
+
+def test_a_window_entered_while_the_store_opens_is_listed_once_it_is_open(tmp_path, monkeypatch):
+    """"8", "f", a time, enter typed in the first seconds after the launch: the diff was asked
+    of a store not open yet, and the app ended with a traceback ('NoneType' object has no
+    attribute 'lock'). The window is listed once the store is open."""
+    import time
+    from textual import events
+    from inspector.tui.session import Session
+    store = private_copy(INCIDENT, tmp_path / "store")
+    opened = Session.open
+
+    def slow_open(self, *args, **kwargs):
+        time.sleep(2.0)
+        return opened(self, *args, **kwargs)
+    monkeypatch.setattr(Session, "open", slow_open)
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.3)
+            for key in ["8", "f", *"2025-03-14T04:05:00Z", "enter", "t", *"2025-03-14T04:10:00Z", "enter"]:
+                app.post_message(events.Key(key, None if key == "enter" else key))
+            await pilot.pause(0.5)
+            assert app.session.store is None
+            await ready(pilot)
+            await settle(pilot, lambda a: listed(a, 5))
+            return str(app.screen.query_one("#diff-status").render())
+    assert "5 beliefs changed from 2025-03-14T04:05:00Z to 2025-03-14T04:10:00Z" in run(main())

@@ -154,6 +154,8 @@ class DiffScreen(InspectorScreen):
             return
         self.applied = {name: self.query_one(f"#{name}", Input).value.strip()
                         for name in ("from", "to")}
+        if self.app.session.store is None:
+            return      # still opening: the load lists the window (a diff of no store ended the app)
         self._status(Text(f"changes from {format_time(start)} to {format_time(end)} … ", style="italic"))
         self._compare(start, end, why)
 
