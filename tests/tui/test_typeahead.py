@@ -1068,3 +1068,33 @@ def test_an_as_of_time_entered_while_the_store_opens_is_the_view_it_opens_with(t
     as_of, ids = run(main())
     assert as_of == "2025-03-01T04:06:10Z"
     assert ids == ["M1", "M8", "M9"]           # known at 04:06:10, as `beliefs --as-of` lists them
+
+
+def test_f_pressed_while_the_store_opens_says_so_and_the_app_goes_on(tmp_path, monkeypatch):
+    """F (a column's values with their counts) in the first seconds after the launch counted
+    the values of a store not open yet, and the app ended with a traceback ('NoneType' object
+    has no attribute 'cursor'). It says the store is opening; F works once it is open."""
+    from inspector.tui.session import Session
+    store = private_copy("multi-tenant", tmp_path / "s")
+    opened = Session.open
+
+    def slow_open(self, *args, **kwargs):
+        time.sleep(2.0)
+        return opened(self, *args, **kwargs)
+    monkeypatch.setattr(Session, "open", slow_open)
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause(0.3)
+            burst(app, "F")
+            await pilot.pause(0.5)
+            assert app.session.store is None
+            told = [n for n in notices(app) if "still opening" in n]
+            await ready(pilot)
+            await settle(pilot, loaded)
+            await pilot.press("F")
+            await until(pilot, is_screen(app, "FrequencyModal"), what="the counts")
+            return told
+    assert run(main()) == ["The store is still opening: F counts a column's values once it is "
+                           "open."]

@@ -143,6 +143,11 @@ class InspectorScreen(Screen):
     @on(VirtualTable.FrequenciesAsked)
     def _frequencies(self, event: VirtualTable.FrequenciesAsked) -> None:
         event.stop()
+        if self.app.session.store is None:
+            # counted on no store, the app ended with a traceback
+            self.notify("The store is still opening: F counts a column's values once it is "
+                        "open.", severity="warning", timeout=4)
+            return
         self._count_values(event.table, event.column)
 
     @work(thread=True, exclusive=True, group="frequencies")
