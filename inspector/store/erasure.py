@@ -549,6 +549,7 @@ def _write(store: Store, plan: ErasurePlan, certificate_id: str, events: list[di
     (a full disk) is settled at once the way recovery would, then reported in one line."""
     paths = store.paths
     _can_drop_residue(paths)
+    _no_other_names(paths, plan.reports)
     pending = paths.certificates / f"{certificate_id}{PENDING}"
     deleted = []
     try:
@@ -626,6 +627,26 @@ def _can_drop_residue(paths) -> None:
                     "copies of what the erasure takes, which it must delete: give the account "
                     "running erase the right to delete it (its owner or mode), or delete it "
                     "yourself (it is derived), then run erase again; nothing was changed") from None
+
+
+def _no_other_names(paths, reports: list[str]) -> None:
+    """Before anything is written: the log, the reports to delete and the torn files have no
+    other name (a hard link: `ln events.jsonl keep`, a backup made with `cp -l`). The erasure
+    replaces the log and deletes the others by name, so the old file, every erased value in it,
+    stayed whole under its other name while the certificate said the erasure was done."""
+    torn = [os.path.join(folder, name) for folder, _, names in os.walk(paths.torn)
+            for name in names] if paths.torn.is_dir() and not paths.torn.is_symlink() else []
+    for path in [str(paths.log), *(str(paths.root / name) for name in reports), *torn]:
+        try:
+            links = os.lstat(path).st_nlink
+        except FileNotFoundError:
+            continue
+        if links > 1:
+            raise WriteFailed(
+                f"cannot erase: {path} has {links - 1} other "
+                f"{'name' if links == 2 else 'names'} (a hard link), and the erasure leaves what "
+                "they hold whole: remove them (`find / -xdev -samefile "
+                f"{shlex.quote(path)}` lists them), then run erase again; nothing was changed")
 
 
 def _record(store: Store, certificate_id: str, events: list[dict], state: str) -> None:

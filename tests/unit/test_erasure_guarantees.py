@@ -369,3 +369,30 @@ def test_a_view_or_torn_directory_erase_cannot_change_refuses_before_anything_is
     assert not list(root.glob("certificates/*"))
     assert erase(root).erased == ["A", "S"]          # once it can: erased, nothing left
     assert not any(CANARY.encode() in p.read_bytes() for p in root.rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("linked", ["events.jsonl", "reports/report-x.md", "torn/120"])
+def test_a_file_with_another_name_refuses_the_erasure_before_anything_is_written(tmp_path, linked):
+    """A hard link to the log (`ln events.jsonl keep`, a backup made with `cp -l`): the erasure
+    renamed a new log into place and the old one, every erased value in it, stayed whole under
+    its other name, while the certificate said the erasure was done. A report or a torn file
+    it deletes by name, the same. Now refused in one line naming the file; once the other name
+    is gone, the erasure runs and leaves nothing."""
+    root = guarded_store(tmp_path)
+    path = root / linked
+    if not path.exists():
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        path.write_text(f"mentions A: {CANARY}\n")
+    keep = tmp_path / "keep"
+    os.link(path, keep)
+    before = (root / "events.jsonl").read_bytes()
+    with pytest.raises(InspectorError) as refused:
+        erase(root)
+    assert refused.value.exit_code == 2
+    assert str(refused.value).startswith(f"cannot erase: {path} has 1 other name (a hard link)")
+    assert str(refused.value).endswith("then run erase again; nothing was changed")
+    assert (root / "events.jsonl").read_bytes() == before and path.exists()
+    assert not list(root.glob("certificates/*"))
+    keep.unlink()
+    assert erase(root).erased == ["A", "S"]
+    assert not any(CANARY.encode() in p.read_bytes() for p in root.rglob("*") if p.is_file())
