@@ -29,6 +29,16 @@ WHERE name IS NOT NULL AND name <> $subject
   AND (lower(trim(name)) = lower(trim($subject)) OR NOT regexp_matches(name, '^[\x00-\x7f]*$'))
 ORDER BY memory_id
 
+-- name: erase_id_spellings
+-- The ids of live entries that may be one of $ids spelled otherwise (erasure.other_ids decides):
+-- those equal to one of them but for ASCII case and spaces, and every id with a character
+-- outside ASCII.
+SELECT memory_id FROM entries
+WHERE status <> 'erased'
+  AND (lower(trim(memory_id)) IN (SELECT lower(trim(unnest($ids::VARCHAR[]))))
+       OR NOT regexp_matches(memory_id, '^[\x00-\x7f]*$'))
+ORDER BY memory_id
+
 -- name: erase_descendants
 -- Everything derived from $ids in any version: an entry that once cited an erased entry
 -- holds what it was derived from, even if it cites something else now.

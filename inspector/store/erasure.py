@@ -60,6 +60,9 @@ class ErasurePlan:
     # Entries that name the subject spelled otherwise: this erasure does not take them
     # (other_spellings).
     spelled_otherwise: list[str] = field(default_factory=list)
+    # Live entries, not erased, whose id reads as one of the ids asked for but is spelled
+    # otherwise (other_ids): `M-café` in NFD beside `M-café` in NFC.
+    ids_spelled_otherwise: list[str] = field(default_factory=list)
     # Erased entries whose retention reads as a legal hold but is not `legal_hold` ("Legal
     # Hold", "LEGAL-HOLD"): id -> that retention. Only `legal_hold` exempts (DESIGN §2.1).
     hold_spelled_otherwise: dict[str, str] = field(default_factory=dict)
@@ -81,6 +84,14 @@ class ErasurePlan:
             out.append(f"{said}, and this erasure does not take them: {shown}; if they are about "
                        "the same person, erase them too by id (`inspector erase STORE ID… "
                        "--reason …`)")
+        if self.ids_spelled_otherwise:
+            ids = self.ids_spelled_otherwise
+            shown = ", ".join(ascii(i) for i in ids[:8]) + (", …" if len(ids) > 8 else "")
+            said = "entry has an id that reads" if len(ids) == 1 else "entries have ids that read"
+            out.append(f"{len(ids)} other {said} as one given but spelled otherwise (case, width, "
+                       "Unicode form, spaces or invisible characters), and this erasure does not "
+                       f"take {'it' if len(ids) == 1 else 'them'}: {shown}; check which entry you "
+                       "meant (`inspector show STORE ID`)")
         if self.hold_spelled_otherwise:
             held = self.hold_spelled_otherwise
             shown = ", ".join(f"{i} ({held[i][:40]!r})" for i in list(held)[:3]) + \
@@ -142,7 +153,10 @@ def _considered(store: Store, request: Request) -> list[str]:
     rows = dict((r[0], r[1]) for r in store.con.execute(sql("erase_entries"), {"ids": list(request.ids)}).fetchall())
     for memory_id in request.ids:
         if memory_id not in rows:
-            raise BadInput(f"{id_named(memory_id)}: not found in {store.root}; nothing written")
+            others = other_ids(store, [memory_id], [])
+            hint = f" (an id spelled otherwise is: {', '.join(map(ascii, others[:3]))})" \
+                if others else ""
+            raise BadInput(f"{id_named(memory_id)}: not found in {store.root}{hint}; nothing written")
         if rows[memory_id] == "erased":
             raise Refused(f"{memory_id} is erased already; nothing written")
     return list(dict.fromkeys(request.ids))
@@ -180,6 +194,8 @@ def plan_erasure(action, store: Store, request: Request) -> ErasurePlan:
                        personal_ids=[i for i in erased if detect.pii_named_in(i)],
                        spelled_otherwise=other_spellings(store, request.subject, live)
                        if request.subject else [],
+                       ids_spelled_otherwise=other_ids(store, request.ids, live)
+                       if request.subject is None else [],
                        hold_spelled_otherwise={i: rows[i][3] for i in erased
                                                if _reads_as_hold(rows[i][3])},
                        actor_events=store.con.execute(sql("erase_actor_events"), {
@@ -215,6 +231,16 @@ def other_spellings(store: Store, subject: str, taken: list[str]) -> list[str]:
         return []
     rows = store.con.execute(sql("erase_entries"), {"ids": list(found)}).fetchall()
     return sorted(memory_id for memory_id, status, _, _ in rows if status != "erased")
+
+
+def other_ids(store: Store, ids, taken: list[str]) -> list[str]:
+    """The live entries, beyond `taken`, whose id is one of `ids` spelled otherwise: equal once
+    folded (`fold`), as an id in NFD is to the same id in NFC. Drawn alike on every screen, such
+    an id typed or pasted names the other entry: an erasure by id says them, never takes them."""
+    wanted, skip = {fold(i) for i in ids}, set(taken) | set(ids)
+    return sorted(memory_id for (memory_id,) in
+                  store.con.execute(sql("erase_id_spellings"), {"ids": list(ids)}).fetchall()
+                  if memory_id not in skip and fold(memory_id) in wanted)
 
 
 SHORTEST = 4          # shorter texts are not looked for in the reason: they would match any

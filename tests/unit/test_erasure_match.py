@@ -9,6 +9,7 @@ import pytest
 from storegen import entry, write_store
 from inspector.store import gate
 from inspector.store.actions import Request
+from inspector.store.errors import BadInput
 from inspector.store.load import Store
 from inspector.store.queries import sql
 from inspector.store.registry import ACTIONS
@@ -437,3 +438,31 @@ def test_a_reason_of_invisible_characters_alone_is_no_reason(tmp_path, reason):
     from inspector.store.actions import check_reason
     with pytest.raises(BadInput, match="--reason is required and must not be empty"):
         check_reason(Request("quarantine", reason, "dana", ("X",)))
+
+
+def test_an_id_spelled_otherwise_is_said_and_never_taken_unasked(tmp_path):
+    """Two ids drawn alike on every screen, `M-café` in NFC and in NFD: the data owner typed the
+    id they saw (NFC) and the erasure took the other entry, saying `erased: M-café`, while the
+    person's entry stayed whole without a word (hostile5 #2). Now the plan names the ids that
+    read as one given, escaped so they can be told apart, and never takes them."""
+    nfc, nfd, wide = "M-caf\u00e9", "M-cafe\u0301", "\uff2d-caf\u00e9"
+    root = write_store(tmp_path / "i", [("2025-01-01T00:00:00Z", "write", entry(
+        m, entity="acct", attribute=f"a{i}", value=v)) for i, (m, v) in enumerate(
+        [(nfc, "order note"), (nfd, "lives at 5 Zq Lane"), (wide, "x"), ("M-cafe", "y")])])
+    store = Store(root, warn=False)
+    plan = ACTIONS["erase"].plan(store, Request("erase", "DSR-7", "dana", ids=(nfc,)))
+    assert (plan.erased, plan.ids_spelled_otherwise) == ([nfc], [nfd, wide])
+    assert plan.warnings == [
+        "2 other entries have ids that read as one given but spelled otherwise (case, width, "
+        "Unicode form, spaces or invisible characters), and this erasure does not take them: "
+        "'M-cafe\\u0301', '\\uff2d-caf\\xe9'; check which entry you meant (`inspector show STORE ID`)"]
+    assert ACTIONS["erase"].plan(store, Request("erase", "DSR-7", "dana", ids=("M-cafe",))).warnings == []
+    store.close()
+    other = write_store(tmp_path / "j", [("2025-01-01T00:00:00Z", "write", entry(
+        nfd, entity="acct", attribute="a", value="v"))])
+    store = Store(other, warn=False)
+    with pytest.raises(BadInput) as missing:
+        ACTIONS["erase"].plan(store, Request("erase", "DSR-7", "dana", ids=(nfc,)))
+    assert str(missing.value) == (f"{nfc}: not found in {other} (an id spelled otherwise is: "
+                                  "'M-cafe\\u0301'); nothing written")
+    store.close()
