@@ -36,7 +36,7 @@ ORDER BY memory_id
 SELECT memory_id FROM entries
 WHERE status <> 'erased'
   AND (lower(trim(memory_id)) IN (SELECT lower(trim(unnest($ids::VARCHAR[]))))
-       OR NOT regexp_matches(memory_id, '^[\x00-\x7f]*$'))
+       OR strlen(memory_id) <> length(memory_id))      -- a character outside ASCII (cheap)
 ORDER BY memory_id
 
 -- name: erase_descendants

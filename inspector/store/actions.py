@@ -65,8 +65,16 @@ class Plan:
     drafts: list[dict]
     belief_changes: list[dict]
     hidden: int = 0                      # affected entries hidden by a TUI filter (set by callers)
+    # Entries whose id reads as one named but is spelled otherwise (other_ids): not taken.
+    ids_spelled_otherwise: list[str] = field(default_factory=list)
     batch: str | None = None
     seqs: list[int] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the operator must know before it is applied (printed, not in the log)."""
+        ids = self.ids_spelled_otherwise
+        return [said_otherwise(ids, f"this {self.request.action}")] if ids else []
 
     def fingerprint(self) -> bytes:
         """What must not change between review and apply."""
@@ -124,6 +132,26 @@ def check_request(action: "Action", request: Request) -> None:
                        + (", --due" if any(o.field == "due" for o in action.options) else "") + ")")
 
 
+def other_ids(store: Store, ids, taken: list[str]) -> list[str]:
+    """The live entries, beyond `taken`, whose id is one of `ids` spelled otherwise: equal once
+    folded (`fold`), as an id in NFD is to the same id in NFC. Drawn alike on every screen, such
+    an id typed names the other entry: an action by id says them, never takes them."""
+    wanted, skip = {fold(i) for i in ids}, set(taken) | set(ids)
+    return sorted(memory_id for (memory_id,) in
+                  store.con.execute(sql("erase_id_spellings"), {"ids": list(ids)}).fetchall()
+                  if memory_id not in skip and fold(memory_id) in wanted)
+
+
+def said_otherwise(ids: list[str], action: str) -> str:
+    """The warning that names other_ids' `ids`, escaped so that they can be told apart."""
+    shown = ", ".join(ascii(i) for i in ids[:8]) + (", …" if len(ids) > 8 else "")
+    said = "entry has an id that reads" if len(ids) == 1 else "entries have ids that read"
+    return (f"{len(ids)} other {said} as one given but spelled otherwise (case, width, Unicode "
+            f"form, spaces or invisible characters), and {action} does not take "
+            f"{'it' if len(ids) == 1 else 'them'}: {shown}; check which entry you meant "
+            "(`inspector show STORE ID`)")
+
+
 def _rows(store: Store, ids: list[str]) -> dict[str, dict]:
     """The named entries' current state. An erased entry has none when its last line is a
     write that erasure redacted (a backup restored from before the erase event): it is
@@ -143,7 +171,10 @@ def _named(store: Store, request: Request, action: "Action") -> list[str]:
     for memory_id in request.ids:
         row = rows.get(memory_id)
         if row is None or not _inside(row, request.scope):
-            raise BadInput(f"{id_named(memory_id)}: not found in {where}; nothing written")
+            others = other_ids(store, [memory_id], [])
+            hint = f" (an id spelled otherwise: {', '.join(map(ascii, others[:3]))})" \
+                if others and row is None else ""
+            raise BadInput(f"{id_named(memory_id)}: not found in {where}{hint}; nothing written")
         if not action.allows(row["status"]):
             status = row["status"]
             if status in STATUSES:
@@ -216,7 +247,8 @@ def plan_status_change(action: "Action", store: Store, request: Request) -> Plan
     drafts = _drafts(store, request, action, affected, rows)
     changes = [c for c in belief_changes(store, drafts, _focus(store, rows, affected))
                if request.scope is None or is_within(c["scope"], request.scope)]
-    return Plan(action, request, affected, skipped, drafts, changes)
+    return Plan(action, request, affected, skipped, drafts, changes,
+                ids_spelled_otherwise=other_ids(store, request.ids, affected) if request.ids else [])
 
 
 def _drafts(store: Store, request: Request, action: "Action", affected: list[str],

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from . import jsonsafe
 from . import detect, gate, reports
 from .gate import fold
-from .actions import Request, check_reason, unchanged
+from .actions import Request, check_reason, other_ids, said_otherwise, unchanged
 from .append import LogWriter, event_draft
 from .audit import is_redacted
 from .commits import Written, record, uninterrupted
@@ -85,13 +85,7 @@ class ErasurePlan:
                        "the same person, erase them too by id (`inspector erase STORE ID… "
                        "--reason …`)")
         if self.ids_spelled_otherwise:
-            ids = self.ids_spelled_otherwise
-            shown = ", ".join(ascii(i) for i in ids[:8]) + (", …" if len(ids) > 8 else "")
-            said = "entry has an id that reads" if len(ids) == 1 else "entries have ids that read"
-            out.append(f"{len(ids)} other {said} as one given but spelled otherwise (case, width, "
-                       "Unicode form, spaces or invisible characters), and this erasure does not "
-                       f"take {'it' if len(ids) == 1 else 'them'}: {shown}; check which entry you "
-                       "meant (`inspector show STORE ID`)")
+            out.append(said_otherwise(self.ids_spelled_otherwise, "this erasure"))
         if self.hold_spelled_otherwise:
             held = self.hold_spelled_otherwise
             shown = ", ".join(f"{i} ({held[i][:40]!r})" for i in list(held)[:3]) + \
@@ -154,7 +148,7 @@ def _considered(store: Store, request: Request) -> list[str]:
     for memory_id in request.ids:
         if memory_id not in rows:
             others = other_ids(store, [memory_id], [])
-            hint = f" (an id spelled otherwise is: {', '.join(map(ascii, others[:3]))})" \
+            hint = f" (an id spelled otherwise: {', '.join(map(ascii, others[:3]))})" \
                 if others else ""
             raise BadInput(f"{id_named(memory_id)}: not found in {store.root}{hint}; nothing written")
         if rows[memory_id] == "erased":
@@ -231,16 +225,6 @@ def other_spellings(store: Store, subject: str, taken: list[str]) -> list[str]:
         return []
     rows = store.con.execute(sql("erase_entries"), {"ids": list(found)}).fetchall()
     return sorted(memory_id for memory_id, status, _, _ in rows if status != "erased")
-
-
-def other_ids(store: Store, ids, taken: list[str]) -> list[str]:
-    """The live entries, beyond `taken`, whose id is one of `ids` spelled otherwise: equal once
-    folded (`fold`), as an id in NFD is to the same id in NFC. Drawn alike on every screen, such
-    an id typed or pasted names the other entry: an erasure by id says them, never takes them."""
-    wanted, skip = {fold(i) for i in ids}, set(taken) | set(ids)
-    return sorted(memory_id for (memory_id,) in
-                  store.con.execute(sql("erase_id_spellings"), {"ids": list(ids)}).fetchall()
-                  if memory_id not in skip and fold(memory_id) in wanted)
 
 
 SHORTEST = 4          # shorter texts are not looked for in the reason: they would match any

@@ -222,3 +222,22 @@ def test_apply_refuses_when_the_log_changed_the_plan(sample):
     with pytest.raises(Refused, match="store changed; review again"):
         apply(store, plan2)
     assert len(read_lines(root)) == 21
+
+
+def test_an_action_by_id_names_the_ids_spelled_otherwise_and_takes_only_the_one_given(tmp_path):
+    """`M-café` in NFC and in NFD are drawn alike: a reviewer who typed the id of the held entry
+    they had read approved the other one without a word (hostile5 #2). The plan names it now,
+    escaped; an id typed that only its twin has is not found, and the error names the twin."""
+    from storegen import write_store
+    nfc, nfd = "M-caf\u00e9", "M-cafe\u0301"
+    root = write_store(tmp_path / "s", [("2025-01-01T00:00:00Z", "hold", entry(
+        m, entity="acct", attribute=f"a{i}", status="held", held_reason="secret"))
+        for i, m in enumerate([nfc, nfd])])
+    done = inspector("approve", root, nfc, "--reason", "checked", "--operator", "alice", "--json")
+    assert done.code == 0 and done.json["affected"] == [nfc]
+    assert done.stderr == ("warning: 1 other entry has an id that reads as one given but spelled "
+                           "otherwise (case, width, Unicode form, spaces or invisible characters), "
+                           "and this approve does not take it: 'M-cafe\\u0301'; check which entry "
+                           "you meant (`inspector show STORE ID`)\n")
+    missing = inspector("reject", root, "M-CAFE\u0301", "--reason", "checked", "--operator", "alice")
+    assert missing.code == 2 and "an id spelled otherwise: 'M-cafe\\u0301'" in missing.stderr

@@ -463,6 +463,6 @@ def test_an_id_spelled_otherwise_is_said_and_never_taken_unasked(tmp_path):
     store = Store(other, warn=False)
     with pytest.raises(BadInput) as missing:
         ACTIONS["erase"].plan(store, Request("erase", "DSR-7", "dana", ids=(nfc,)))
-    assert str(missing.value) == (f"{nfc}: not found in {other} (an id spelled otherwise is: "
+    assert str(missing.value) == (f"{nfc}: not found in {other} (an id spelled otherwise: "
                                   "'M-cafe\\u0301'); nothing written")
     store.close()
