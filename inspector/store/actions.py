@@ -18,8 +18,8 @@ from . import beliefs
 from .append import LogWriter, event_draft
 from .chain import canonical
 from .contract import is_unicode
-from .detect.text import normalize
 from .errors import BadInput, Refused, Stale
+from .gate import fold
 from .load import Store
 from .model import STATUSES, id_named, is_within, now_utc, scope_filter_error, seq_span
 
@@ -102,8 +102,9 @@ class Plan:
 
 
 def check_reason(request: Request) -> None:
-    # invisible characters alone are no reason (helper-66: a zero-width space was taken)
-    if not normalize(request.reason).strip():
+    # invisible characters alone are no reason (helper-66: a zero-width space was taken), nor
+    # those drawn as nothing or as a blank (fold drops them: a Hangul filler was taken)
+    if not fold(request.reason):
         raise BadInput("--reason is required and must not be empty: say why, for the audit log")
     _check_unicode(request)
 

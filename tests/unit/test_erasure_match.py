@@ -432,8 +432,11 @@ def test_a_dry_run_given_no_reason_judges_no_placeholder(tmp_path):
     store.close()
 
 
-@pytest.mark.parametrize("reason", ["\u200b", " \u200b\u2060 ", "\ufeff"])
+@pytest.mark.parametrize("reason", ["\u200b", " \u200b\u2060 ", "\ufeff", "\u3164", "\u115f\u1160",
+                                    "\u2800", "\uffa0 \u17b4"])
 def test_a_reason_of_invisible_characters_alone_is_no_reason(tmp_path, reason):
+    """A Hangul filler or a braille blank alone (drawn as nothing, or as a blank) was taken as a
+    reason, and the audit log kept a reason that says nothing (hostile5 #3)."""
     from inspector.store.errors import BadInput
     from inspector.store.actions import check_reason
     with pytest.raises(BadInput, match="--reason is required and must not be empty"):
