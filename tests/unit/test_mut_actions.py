@@ -35,7 +35,7 @@ def test_an_unknown_id_names_where_it_was_looked_for(store):
 
 def test_the_line_an_applied_plan_prints(store):
     one = apply(store, plan(store, Request("quarantine", "r", "ops", ("A",))))
-    assert one.done() == f"quarantine: 1 entry in batch {one.batch} (seq {one.seqs[0]}–{one.seqs[0]})"
+    assert one.done() == f"quarantine: 1 entry in batch {one.batch} (seq {one.seqs[0]})"
     two = apply(store, plan(store, Request("quarantine", "r", "ops", ("B", "C"))))
     assert two.seqs[-1] == two.seqs[0] + 1
     assert two.done() == (f"quarantine: 2 entries in batch {two.batch} "
