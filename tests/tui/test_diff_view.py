@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from tuikit import SIZE, make_app, other_process, private_copy, ready, run, settle, until
+from tuikit import (SIZE, make_app, other_process, private_copy, ready, run, settle,
+                    slow_session_open, until)
 from inspector.store import diff
 from inspector.store.load import Store
 from inspector.tui.widgets.detail import CAUSE, DetailPane
@@ -211,16 +212,9 @@ def test_a_window_entered_while_the_store_opens_is_listed_once_it_is_open(tmp_pa
     """"8", "f", a time, enter typed in the first seconds after the launch: the diff was asked
     of a store not open yet, and the app ended with a traceback ('NoneType' object has no
     attribute 'lock'). The window is listed once the store is open."""
-    import time
     from textual import events
-    from inspector.tui.session import Session
     store = private_copy(INCIDENT, tmp_path / "store")
-    opened = Session.open
-
-    def slow_open(self, *args, **kwargs):
-        time.sleep(2.0)
-        return opened(self, *args, **kwargs)
-    monkeypatch.setattr(Session, "open", slow_open)
+    slow_session_open(monkeypatch, 2.0)
 
     async def main():
         app = make_app(store)

@@ -18,7 +18,7 @@ from test_console import (WIDE, append, cursor_to, erase_dialog, erasure_preview
                           notices, review_ready, review_store, screen_text, state_of, statics,
                           table, wait_rows)
 from tuikit import (events, loaded, make_app, other_process, private_copy, ready, run, run_within,
-                    settle, until)
+                    settle, slow_session_open, until)
 from inspector.store.append import event_draft
 from inspector.tui.app import IGNORED
 from inspector.tui.widgets.detail import DetailPane
@@ -477,15 +477,8 @@ def test_a_filter_typed_while_the_store_opens_filters_the_rows(tmp_path, monkeyp
     whole table: the store was not open yet, and the filter was dropped (helper-59, stop 54).
     An operator trusting the box could act on another tenant's row. Now the build that
     follows filters by it."""
-    import time
-    from inspector.tui.session import Session
     store = private_copy("multi-tenant", tmp_path / "s")
-    opened = Session.open
-
-    def slow_open(self, *args, **kwargs):
-        time.sleep(1.0)
-        return opened(self, *args, **kwargs)
-    monkeypatch.setattr(Session, "open", slow_open)
+    slow_session_open(monkeypatch, 1.0)
 
     async def main():
         app = make_app(store)
@@ -1043,14 +1036,8 @@ def test_an_as_of_time_entered_while_the_store_opens_is_the_view_it_opens_with(t
     """"t", a time, enter typed in the first second after the launch: the view was rebuilt on a
     store not open yet, and the app ended with a traceback ('NoneType' object has no attribute
     'lock'). The load builds the view at that time."""
-    from inspector.tui.session import Session
     store = private_copy("branch-contamination", tmp_path / "s")
-    opened = Session.open
-
-    def slow_open(self, *args, **kwargs):
-        time.sleep(2.0)
-        return opened(self, *args, **kwargs)
-    monkeypatch.setattr(Session, "open", slow_open)
+    slow_session_open(monkeypatch, 2.0)
 
     async def main():
         app = make_app(store)
@@ -1074,14 +1061,8 @@ def test_f_pressed_while_the_store_opens_says_so_and_the_app_goes_on(tmp_path, m
     """F (a column's values with their counts) in the first seconds after the launch counted
     the values of a store not open yet, and the app ended with a traceback ('NoneType' object
     has no attribute 'cursor'). It says the store is opening; F works once it is open."""
-    from inspector.tui.session import Session
     store = private_copy("multi-tenant", tmp_path / "s")
-    opened = Session.open
-
-    def slow_open(self, *args, **kwargs):
-        time.sleep(2.0)
-        return opened(self, *args, **kwargs)
-    monkeypatch.setattr(Session, "open", slow_open)
+    slow_session_open(monkeypatch, 2.0)
 
     async def main():
         app = make_app(store)

@@ -106,6 +106,16 @@ def run_within(coro, seconds: float):
     return done["value"]
 
 
+def slow_session_open(monkeypatch, seconds: float) -> None:
+    """Make the app's store take `seconds` to open, so that keys land while it opens."""
+    opened = Session.open
+
+    def slow_open(self, *args, **kwargs):
+        time.sleep(seconds)
+        return opened(self, *args, **kwargs)
+    monkeypatch.setattr(Session, "open", slow_open)
+
+
 def other_process(*args: str) -> None:
     """An inspector command run by another process, as an operator in another shell runs it
     (the app under test sees its change as any other process's)."""

@@ -10,6 +10,10 @@ from textual.widgets import Input
 SEPARATOR = "\t"
 
 
+# The keys that leave a screen's own field at once, and the screen's action that does it.
+LEAVING_KEYS = {"escape": "action_leave_input", "down": "action_to_list"}
+
+
 class TypedInput(Input):
     """A field that takes its editing keys in the order they were typed. Textual runs a
     widget's bindings (enter, backspace, the arrows) and the app's tab only after the key has
@@ -61,22 +65,16 @@ class TypedInput(Input):
             self._hold(to_app=True)
             self._held.append(events.Key(event.key[4:], event.key[4:]))
             return
-        if event.key == "escape" and hasattr(self.screen, "action_leave_input"):
-            # A screen's own field: escape leaves it for the table now, and the rest of the
-            # burst ("escape", "4": to the Quarantine screen) goes round the app as typed
-            # (it was handed to this field and went into it).
+        leave = LEAVING_KEYS.get(event.key)
+        if leave and hasattr(self.screen, leave):
+            # A screen's own field: escape leaves it for the table now, ↓ in a field above a
+            # list (the Erasure subject) for the list, and the rest of the burst goes round the
+            # app as typed (it was handed to this field and went into it: "escape", "4" did
+            # not reach the Quarantine screen; "↓, enter" previewed the text typed, not the row
+            # picked).
             event.stop()
             event.prevent_default()
-            self.screen.action_leave_input()
-            self._hold(to_app=True)
-            return
-        if event.key == "down" and hasattr(self.screen, "action_to_list"):
-            # A field above a list (the Erasure subject): ↓ goes down into the list now, and
-            # the rest of the burst goes round the app to it ("↓, then enter" previewed the
-            # text typed, not the row picked).
-            event.stop()
-            event.prevent_default()
-            self.screen.action_to_list()
+            getattr(self.screen, leave)()
             self._hold(to_app=True)
             return
         if not self.value and event.character and not self.disabled:
