@@ -9,6 +9,7 @@ in one batch.
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -138,9 +139,19 @@ def other_ids(store: Store, ids, taken: list[str]) -> list[str]:
     folded (`fold`), as an id in NFD is to the same id in NFC. Drawn alike on every screen, such
     an id typed names the other entry: an action by id says them, never takes them."""
     wanted, skip = {fold(i) for i in ids}, set(taken) | set(ids)
-    return sorted(memory_id for (memory_id,) in
-                  store.con.execute(sql("erase_id_spellings"), {"ids": list(ids)}).fetchall()
+    letters = "".join(sorted(_ascii_letters(wanted)))
+    found = store.con.execute(sql("erase_id_spellings"), {
+        "ids": list(ids), "letters": f"[{letters}]*" if letters else ""}).fetchall()
+    return sorted(memory_id for (memory_id,) in found
                   if memory_id not in skip and fold(memory_id) in wanted)
+
+
+def _ascii_letters(folded: set[str]) -> set[str]:
+    """The ASCII letters and digits an id can hold, lower-cased, if it folds to one of `folded`:
+    fold keeps such a character, lower-cased, or composes it with the combining marks after it
+    (e + U+0301: é), which NFD takes apart again."""
+    return {c for text in folded for c in unicodedata.normalize("NFD", text)
+            if c.isascii() and c.isalnum()}
 
 
 def said_otherwise(ids: list[str], action: str) -> str:
