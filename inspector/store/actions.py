@@ -154,6 +154,12 @@ def _ascii_letters(folded: set[str]) -> set[str]:
             if c.isascii() and c.isalnum()}
 
 
+def spelled_otherwise_hint(store: Store, memory_id: str) -> str:
+    """What an id not found adds to its error: the live ids it reads as (other_ids), or ""."""
+    others = other_ids(store, [memory_id], [])
+    return f" (an id spelled otherwise: {', '.join(map(ascii, others[:3]))})" if others else ""
+
+
 def said_otherwise(ids: list[str], action: str) -> str:
     """The warning that names other_ids' `ids`, escaped so that they can be told apart."""
     shown = ", ".join(ascii(i) for i in ids[:8]) + (", …" if len(ids) > 8 else "")
@@ -183,9 +189,7 @@ def _named(store: Store, request: Request, action: "Action") -> list[str]:
     for memory_id in request.ids:
         row = rows.get(memory_id)
         if row is None or not _inside(row, request.scope):
-            others = other_ids(store, [memory_id], [])
-            hint = f" (an id spelled otherwise: {', '.join(map(ascii, others[:3]))})" \
-                if others and row is None else ""
+            hint = spelled_otherwise_hint(store, memory_id) if row is None else ""
             raise BadInput(f"{id_named(memory_id)}: not found in {where}{hint}; nothing written")
         if not action.allows(row["status"]):
             status = row["status"]

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from . import jsonsafe
 from . import detect, gate, reports
 from .gate import fold
-from .actions import Request, check_reason, other_ids, said_otherwise, unchanged
+from .actions import (Request, check_reason, other_ids, said_otherwise,
+                      spelled_otherwise_hint, unchanged)
 from .append import LogWriter, event_draft
 from .audit import is_redacted
 from .commits import Written, record, uninterrupted
@@ -147,10 +148,8 @@ def _considered(store: Store, request: Request) -> list[str]:
     rows = dict((r[0], r[1]) for r in store.con.execute(sql("erase_entries"), {"ids": list(request.ids)}).fetchall())
     for memory_id in request.ids:
         if memory_id not in rows:
-            others = other_ids(store, [memory_id], [])
-            hint = f" (an id spelled otherwise: {', '.join(map(ascii, others[:3]))})" \
-                if others else ""
-            raise BadInput(f"{id_named(memory_id)}: not found in {store.root}{hint}; nothing written")
+            raise BadInput(f"{id_named(memory_id)}: not found in {store.root}"
+                           f"{spelled_otherwise_hint(store, memory_id)}; nothing written")
         if rows[memory_id] == "erased":
             raise Refused(f"{memory_id} is erased already; nothing written")
     return list(dict.fromkeys(request.ids))
