@@ -50,13 +50,14 @@ INSERT INTO tui_all
 SELECT * FROM tui_all_rows(true)
 
 -- name: tui_beliefs_filtered
--- The rows whose key, value, source, id or scope contain the filter text, renumbered from 0:
+-- The rows whose key, value, source, id, context or winning entry's scope contain the filter
+-- text, renumbered from 0:
 -- their row keys alone (a copy of the rows a wide filter keeps held every value again).
 CREATE OR REPLACE TABLE tui_filtered AS
 SELECT row_number() OVER (ORDER BY vpos) - 1 AS vpos, row_key
 FROM tui_all
 WHERE contains(lower(concat_ws(chr(31), memory_id, entity, attribute, value::VARCHAR, source,
-                               belief_scope)), $needle)
+                               scope, belief_scope)), $needle)
 
 -- name: tui_beliefs_filtered_view
 -- With a filter: the screen pages the filtered rows, read from tui_all by row key (which a

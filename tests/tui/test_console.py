@@ -246,6 +246,42 @@ def test_a_marked_belief_row_that_leaves_is_named_by_its_id_and_scope(tmp_path):
             "T6 (in tenant:acme). Unmarked.") in told
 
 
+def test_rows_of_one_key_won_by_a_broader_entry_show_the_context_each_answers(tmp_path):
+    """In "each scope" mode a key's rows answer different contexts; when one global entry wins
+    them all, SCOPE showed the entry's own scope ("" four times, with the same id, value and
+    source), so the rows could not be told apart, while `inspector beliefs` printed each row's
+    context. Now SCOPE is the context, the filter finds it, and the pane names the entry's own
+    scope beside the context."""
+    def fact(id, value, scope, source, authority):
+        return ("2025-01-01T00:00:00Z", "write",
+                entry(id, "user:x", "language", value, source=source, scope=scope, authority=authority))
+    store = write_store(tmp_path / "s", [fact("G1", "en", "", "user:x", 5),
+                                         fact("A1", "fr", "tenant:a", "agent:a", 1),
+                                         fact("B1", "de", "tenant:b", "agent:b", 1),
+                                         fact("C1", "es", "tenant:c/user:x", "agent:c", 1)])
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_rows(pilot, "#beliefs", 4)
+            lines = [line for line in screen_text(app).splitlines() if " G1 " in line]
+            shown = [re.search(r"language\s+en\s+(\S+)", line).group(1) for line in lines]
+            await cursor_to(pilot, "G1")
+            await pilot.press("down", "down")
+            await wait_detail(pilot, "G1")
+            await until(pilot, lambda: pane(app).detail.context == "tenant:b", what="tenant:b's pane")
+            pane_says = [line for line in screen_text(app).splitlines() if "in context" in line]
+            await pilot.press("slash", *"tenant:c", "enter")
+            await wait_rows(pilot, "#beliefs", 1)
+            return shown, pane_says, table(app, "#beliefs").row_at(0)["scope"]
+    shown, pane_says, filtered = run(main())
+    assert shown == ['""', "tenant:a", "tenant:b", "tenant:c/user:x"]
+    assert len(pane_says) == 1 and pane_says[0].split("▏")[-1].strip() == \
+        "in context tenant:b · the entry's own scope \"\""
+    assert filtered == "tenant:c/user:x"
+
+
 # -- 2. nothing leaks through a refused or closed dialog -------------------------------------------
 
 def lineage_store(root: Path) -> Path:

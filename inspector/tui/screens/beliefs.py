@@ -59,8 +59,10 @@ def belief_columns() -> list[Column]:
         Column("entity", "ENTITY", min=9, measure=True),
         Column("attribute", "ATTRIBUTE", min=14, measure=True),
         Column("value", "VALUE", render=json_cell, min=14, grow=True),
-        # The entry's own scope (under a context, a row may be won by a broader scope's entry).
-        Column("belief_scope", "SCOPE", min=12, measure=True, drop=3,
+        # The context the row answers, as `inspector beliefs` prints it: in "each scope" mode
+        # the rows of one key won by one broader entry differ by this alone (↑ in MRK says a
+        # broader scope's entry won; the detail pane names the entry's own scope).
+        Column("scope", "SCOPE", min=12, measure=True, drop=3,
                render=lambda v: safe(v or '""', one_line=True)),
         Column("kind", "KND", 3, render=lambda v: Text(KIND.get(v, v or "")), drop=5),
         Column("source", "SOURCE", min=12, measure=True, drop=4),

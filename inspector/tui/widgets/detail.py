@@ -286,6 +286,10 @@ class DetailPane(ScrollView, can_focus=True):
                 out.append_text(safe(d.belief, one_line=True, style="bold"))
         out.append("\nin context ", style="dim")
         out.append_text(safe(d.context or '""', one_line=True))
+        own = d.entry.get("scope") or ""
+        if own != (d.context or ""):        # a broader scope's entry, seen from a narrower one
+            out.append(" · the entry's own scope ", style="dim")
+            out.append_text(safe(own or '""', one_line=True))
         if not d.lineage_loaded:
             out.append("\nlineage …", style="dim")
             return out
