@@ -46,6 +46,14 @@ ORDER BY memory_id
 -- The justification edges leaving a set of entries (for cycles and the lineage tree).
 SELECT src, dst FROM edges WHERE src = ANY($ids::VARCHAR[]) ORDER BY src, dst
 
+-- name: lineage_inner_edges
+-- The justification edges between entries of a set: a lineage's cycles lie among its own
+-- entries (an entry on a cycle with an ancestor is an ancestor, with a descendant a
+-- descendant), so the edges leaving it to other entries are not read (a summary citing 200
+-- entries each, 5,066 entries: 142,199 edges leave them, 5,705 stay inside).
+SELECT src, dst FROM edges WHERE src = ANY($ids::VARCHAR[]) AND dst = ANY($ids::VARCHAR[])
+ORDER BY src, dst
+
 -- name: cycle_core_init
 -- The edges that may lie on a justification cycle; cycle_core_prune strips the rest.
 CREATE OR REPLACE TEMP TABLE cycle_core AS SELECT DISTINCT src, dst FROM edges

@@ -176,8 +176,7 @@ def _picture(store: Store, change: dict) -> Picture:
     memory_id = (change["after"] or change["before"])["memory_id"]
     up, _, _ = lineage.ancestors(store.con, memory_id)
     kept = [memory_id, *up[:MAX_NODES - 1]]
-    edges = [(s, d) for s, d in store.con.execute(sql("lineage_edges"), {"ids": kept}).fetchall()
-             if d in kept]
+    edges = store.con.execute(sql("lineage_inner_edges"), {"ids": kept}).fetchall()
     nodes = _nodes(store, kept, edges)
     title = f"{change['entity']} · {change['attribute']} in {change['scope'] or '(global)'}"
     return Picture(memory_id, title, _layers(memory_id, kept, edges, nodes), edges,

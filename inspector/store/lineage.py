@@ -55,7 +55,7 @@ def lineage(con: duckdb.DuckDBPyConnection, memory_id: str) -> Lineage:
     up, dangling, hidden = ancestors(con, memory_id)
     down = descendants(con, memory_id)
     nodes = sorted({memory_id, *up, *down})
-    edges = con.execute(sql("lineage_edges"), {"ids": nodes}).fetchall()
+    edges = con.execute(sql("lineage_inner_edges"), {"ids": nodes}).fetchall()
     return Lineage(memory_id, up, down, independent_sources(con, memory_id, up),
                    cycles(edges), dangling, hidden)
 

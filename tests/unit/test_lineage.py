@@ -62,3 +62,28 @@ def test_a_single_cited_entry_is_present(tmp_path):
     found = lineage.lineage(Store(root, scope="t:a", warn=False).con, "ONE")
     assert (found.ancestors, found.dangling, found.hidden, found.independent_sources) == (
         ["BASE"], [], 0, ["BASE"])
+
+
+def test_cycles_are_found_among_the_lineage_s_own_entries_alone(tmp_path):
+    """An entry on a cycle with an ancestor is an ancestor, with a descendant a descendant: a
+    lineage's cycles are found from the citations between its own entries alone
+    (lineage_inner_edges). On a store whose summaries cite 200 entries each, `lineage` of an
+    entry 5,064 entries rest on read the 142,199 citations leaving them, and Tarjan's walk
+    over them took 2-8 s of its 3-10 s; 5,705 lie inside."""
+    def summary(id, *cites):
+        return entry(id, attribute=id.lower(), kind="summary", justification=list(cites))
+    root = write_store(tmp_path / "s", [(AT, "write", e) for e in [
+        entry("X1", attribute="x1"), entry("X2", attribute="x2"), entry("X4", attribute="x4"),
+        summary("O1", "O2", "X4"), summary("O2", "O1"),          # a cycle outside the lineage
+        summary("A1", "A2", "X1"), summary("A2", "A1", "X2"),    # a cycle above M
+        summary("M", "A1"),
+        summary("D1", "M", "D2", "X4", "O1"), summary("D2", "D1"),   # a cycle below M
+    ]])
+    store = Store(root, warn=False)
+    found = lineage.lineage(store.con, "M")
+    assert (found.ancestors, found.descendants) == (["A1", "A2", "X1", "X2"], ["D1", "D2"])
+    assert found.cycles == [["A1", "A2"], ["D1", "D2"]]
+    nodes = ["A1", "A2", "D1", "D2", "M", "X1", "X2"]
+    assert store.con.execute(lineage.sql("lineage_inner_edges"), {"ids": nodes}).fetchall() == [
+        ("A1", "A2"), ("A1", "X1"), ("A2", "A1"), ("A2", "X2"), ("D1", "D2"), ("D1", "M"),
+        ("D2", "D1"), ("M", "A1")]
