@@ -57,6 +57,23 @@ def test_a_read_needing_more_than_the_cap_runs_again_without_it(con):
     assert _limit(con) == before
 
 
+def test_a_focused_read_needing_more_than_its_cap_is_tried_at_the_retry_cap_first(con, monkeypatch):
+    """A focused read (no cap given) that needs more than CAP runs again at RETRY_CAP, and
+    only then uncapped: judging the key at the end of a rolling summary chain 7,564 long
+    needs 128-256 MB, and uncapped `show` of it held 943 MB against 346 MB at RETRY_CAP."""
+    before = _limit(con)
+    monkeypatch.setattr(lean, "CAP", 16 << 20)
+    monkeypatch.setattr(lean, "RETRY_CAP", 1 << 30)
+    read, seen = _recording(con, NEEDS_MORE)
+    assert lean.capped(con, read) == 3000000
+    assert seen == ["16.0 MiB", "1.0 GiB"]
+    monkeypatch.setattr(lean, "RETRY_CAP", 17 << 20)
+    read, seen = _recording(con, NEEDS_MORE)
+    assert lean.capped(con, read) == 3000000
+    assert seen == ["16.0 MiB", "17.0 MiB", before]
+    assert _limit(con) == before
+
+
 def test_an_error_that_is_not_memory_is_raised_and_the_limit_is_put_back(con):
     before = _limit(con)
     with pytest.raises(duckdb.CatalogException):
