@@ -319,13 +319,21 @@ def new_batch() -> str:
     return f"import-{uuid.uuid4().hex}"
 
 
-def refusal(path: Path, table: str, plan: Plan) -> BadInput:
+def check_rows(path: Path, table: str, plan: Plan, skip_bad_rows: bool) -> None:
+    """Refuse the import (BadInput, nothing written) when a row cannot be mapped and bad rows
+    are not to be skipped, or when no row can: skipping them all would leave an empty store
+    and a batch of no event, an import that only looks done."""
+    if not plan.bad_rows or (skip_bad_rows and plan.drafts):
+        return
     rowid, reason = plan.bad_rows[0]
     more = len(plan.bad_rows) - 1
     extra = f" (and {more} more bad row{'s' if more != 1 else ''})" if more else ""
-    return BadInput(f"{path}: table `{table}` rowid {rowid} cannot be imported: {reason}{extra}; "
-                    "nothing was written (pass --skip-bad-rows to import the other rows "
-                    "and list the skipped ones)")
+    if skip_bad_rows:
+        raise BadInput(f"{path}: no row of table `{table}` can be imported (rowid {rowid}: "
+                       f"{reason}{extra}); nothing was written")
+    raise BadInput(f"{path}: table `{table}` rowid {rowid} cannot be imported: {reason}{extra}; "
+                   "nothing was written (pass --skip-bad-rows to import the other rows "
+                   "and list the skipped ones)")
 
 
 # -- building the store ------------------------------------------------------------------------

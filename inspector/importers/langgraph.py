@@ -24,7 +24,7 @@ from ..store.errors import BadInput
 from ..store.model import now_utc
 from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, columns,
                      count_rows, json_safe, new_batch, parse_sqlite_time,
-                     plural, read_rows, refusal, require_columns, require_table, rfc3339, tables,
+                     plural, read_rows, check_rows, require_columns, require_table, rfc3339, tables,
                      too_deep)
 from .source import reading
 
@@ -116,8 +116,7 @@ def import_langgraph(sqlite: str | Path, store: str | Path, *, kind: str = "obse
         vectors = vector_rows(con)
     batch = new_batch()
     plan = Planner(kind, batch, now_utc()).run(raws)
-    if plan.bad_rows and not skip_bad_rows:
-        raise refusal(source, TABLE, plan)
+    check_rows(source, TABLE, plan, skip_bad_rows)
     build_store(target, plan.drafts)
     return summary(source, target, kind, plan, vectors, batch)
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..store.errors import BadInput
 from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, count_rows,
-                     new_batch, parse_sqlite_time, plural, quoted, read_rows, refusal,
+                     new_batch, parse_sqlite_time, plural, quoted, read_rows, check_rows,
                      require_columns, require_table, rfc3339, tables)
 from .source import reading
 
@@ -232,8 +232,7 @@ def import_mem0(history_db: str | Path, store: str | Path, *, skip_bad_rows: boo
     batch = new_batch()
     planner = Planner(layout, batch)
     plan = planner.run(raws)
-    if plan.bad_rows and not skip_bad_rows:
-        raise refusal(source, TABLE, plan)
+    check_rows(source, TABLE, plan, skip_bad_rows)
     build_store(target, plan.drafts)
     return summary(source, target, layout, planner, messages, batch)
 

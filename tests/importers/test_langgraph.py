@@ -307,6 +307,14 @@ def test_bad_rows_refuse_or_are_skipped_and_listed(tmp_path):
     assert any("5 rows could not be mapped" in n for n in doc["notes"])
 
 
+def test_skipping_every_row_is_refused_not_an_empty_store(tmp_path):
+    source = make_store(tmp_path / "s.db", [
+        ("ns", "prose", b"Lives in Porto", "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+        ("ns", "when", b"{}", "soon", "soon", None)])
+    refused(tmp_path, source, "no row of table `store` can be imported (rowid 1: value is not "
+            "JSON", "(and 1 more bad row)); nothing was written", skip_bad_rows=True)
+
+
 def test_values_ingest_refuses_are_bad_rows_in_its_words(tmp_path):
     """A duplicated key was imported keeping the last (ingest refuses the same line); 1e999
     and a lone surrogate escape were refused as "(ValueError)", "(UnicodeEncodeError)"."""

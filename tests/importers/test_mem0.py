@@ -264,10 +264,21 @@ def test_v0_file_upgraded_by_mem0_2x_is_refused_then_skipped(tmp_path):
     message = refused(tmp_path, source, "rowid 1", "no text", "and 5 more bad rows",
                       "--skip-bad-rows")
     assert "mem0 0.0.x file it upgraded" in message
-    doc = import_mem0(source, tmp_path / "out", skip_bad_rows=True)
-    assert [s["rowid"] for s in doc["skipped_rows"]] == [1, 2, 3, 4, 5, 6]
-    assert (doc["memories"], doc["events"]) == (0, 0)
-    assert log(tmp_path / "out") == []
+
+
+def test_skipping_every_row_is_refused_not_an_empty_store(tmp_path):
+    """--skip-bad-rows with no row that maps wrote an empty store with a batch of no event and
+    exited 0: an import that only looked done."""
+    source = FIXTURES / "mem0_history_old_opened_by_2x.db"
+    message = refused(tmp_path, source, "no row of table `history` can be imported (rowid 1:",
+                      "no text", "and 5 more bad rows", "nothing was written",
+                      skip_bad_rows=True)
+    assert "--skip-bad-rows" not in message
+    done = subprocess.run(IMPORT + ["mem0", str(source), str(tmp_path / "out"),
+                                    "--skip-bad-rows", "--json"], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr.count("\n")) == (2, "", 1)
+    assert done.stderr.startswith(f"error: {source}: no row of table `history` can be imported")
+    assert not (tmp_path / "out").exists()
 
 
 # -- refusals --------------------------------------------------------------------------------------
