@@ -47,6 +47,8 @@ def parse_value(raw: object) -> object:
         raise BadRow("value is NULL")
     try:
         value = jsonsafe.loads(text)        # as ingest reads a line: a duplicated key refused
+    except jsonsafe.TooManyDigits as exc:
+        raise BadRow(f"value {exc}") from None
     except jsonsafe.NotStrict as exc:
         raise BadRow(f"value is not valid JSON for a store: it {_said(exc)}") from None
     except ValueError as exc:

@@ -64,6 +64,8 @@ def read_feed(path: Path) -> list[tuple[int, dict | str]]:
             continue
         try:
             out.append((number, parse_line(raw)))
+        except jsonsafe.TooManyDigits as exc:    # JSON, and an object: not "not a JSON object"
+            out.append((number, f"it {exc}"))
         except (ValueError, UnicodeDecodeError) as exc:
             said = str(exc)     # parse_line's own words for JSON that is no object: not twice
             out.append((number, said if said.startswith("not a JSON object") else

@@ -35,6 +35,15 @@ class DuplicateKey(NotStrict):
     pass
 
 
+class TooManyDigits(NotStrict):
+    """An integer longer than Python converts from text (sys.get_int_max_str_digits(), 4300
+    by default): json.loads says only ValueError, which read as "not JSON"."""
+
+
+_INT_LIMIT = re.compile(r"Exceeds the limit \((\d+) digits\) for integer string conversion"
+                        r"(?:: value has (\d+) digits)?")
+
+
 UNREAD = object()       # orjson_reading vouched for nothing
 
 
@@ -79,10 +88,26 @@ def loads(data: str | bytes):
         data = data.decode("utf-8")
     elif data.startswith("\ufeff"):
         raise NotStrict("starts with a byte-order mark")
-    value = _parse(data, _pairs)
+    try:
+        value = _parse(data, _pairs)
+    except ValueError as exc:
+        too_long = _too_many_digits(exc)
+        if too_long is None:
+            raise
+        raise too_long from None
     if "\\u" in data and _SURROGATE_ESCAPE.search(data) and _has_lone_surrogate(value):
         raise NotStrict("holds a lone surrogate escape (not valid Unicode)")
     return value
+
+
+def _too_many_digits(exc: ValueError) -> TooManyDigits | None:
+    found = _INT_LIMIT.search(str(exc))
+    if found is None:
+        return None
+    limit, digits = found.groups()
+    length = f"of {int(digits):,} digits" if digits else f"of more than {int(limit):,} digits"
+    return TooManyDigits(f"holds an integer {length}, past the {int(limit):,} digits Python "
+                         "reads (and the store takes integers of 64 bits at most)")
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")

@@ -92,6 +92,23 @@ def test_a_bad_line_refuses_the_whole_feed(store, tmp_path):
     assert skipped.code == 0 and skipped.json["written"] == 1
 
 
+DIGITS = ("holds an integer of 5,000 digits, past the 4,300 digits Python reads (and the store "
+          "takes integers of 64 bits at most)")
+
+
+def test_an_integer_too_long_for_python_is_named_not_called_no_json_object(store, tmp_path):
+    """A 5,000-digit integer was refused as "not a JSON object (Exceeds the limit …)"."""
+    path = tmp_path / "feed.jsonl"
+    path.write_text(json.dumps(line("B1", "fine")) + "\n" +
+                    json.dumps(line("B2", 0)).replace('"value": 0', '"value": ' + "7" * 5000) + "\n")
+    before = (store / "events.jsonl").read_bytes()
+    result = ingest(store, path)
+    assert result.code == 2 and (store / "events.jsonl").read_bytes() == before
+    assert result.json["rejected_lines"] == [{"line": 2, "error": f"it {DIGITS}"}]
+    assert result.stderr.endswith(f"error: {path} line 2: it {DIGITS}; nothing was written (fix "
+                                  "the line, or pass --skip-bad-lines to write the others)\n")
+
+
 def test_known_ids_update_and_erased_ids_are_never_reused(store, tmp_path):
     doc = ingest(store, feed(tmp_path, {"id": "O1", "value": "observed again"})).json
     assert (doc["updated"], doc["written"]) == (1, 0)

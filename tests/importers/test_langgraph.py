@@ -324,6 +324,8 @@ def test_values_ingest_refuses_are_bad_rows_in_its_words(tmp_path):
         ("ns", "lone", b'"\\ud800"', "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
         ("ns", "big", b"18446744073709551616", "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
         ("ns", "good", b'{"x": 1}', "2025-01-01 10:00:00", "2025-01-01 10:00:00", None),
+        ("ns", "long", b'{"n": ' + b"7" * 5000 + b"}", "2025-01-01 10:00:00",
+         "2025-01-01 10:00:00", None),
     ])
     doc = import_langgraph(source, tmp_path / "out", skip_bad_rows=True)
     assert doc["skipped_rows"] == [
@@ -332,6 +334,8 @@ def test_values_ingest_refuses_are_bad_rows_in_its_words(tmp_path):
         {"rowid": 3, "reason": "value is not valid JSON for a store: it holds a lone surrogate "
                                "escape (not valid Unicode)"},
         {"rowid": 4, "reason": "value holds an integer beyond 64 bits"},
+        {"rowid": 6, "reason": "value holds an integer of 5,000 digits, past the 4,300 digits "
+                               "Python reads (and the store takes integers of 64 bits at most)"},
     ]
     assert list(entries(tmp_path / "out")) == [("ns", "good")]
 

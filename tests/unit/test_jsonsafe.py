@@ -65,6 +65,13 @@ def test_a_text_cut_short_is_refused_at_any_depth(depth):
         jsonsafe.loads(_deep(depth)[:-1])
 
 
+@pytest.mark.parametrize("depth", [3, 5000])
+def test_an_integer_past_pythons_digit_limit_is_named_at_any_depth(depth):
+    with pytest.raises(jsonsafe.TooManyDigits, match="^holds an integer of 5,000 digits, past "
+                                                     "the 4,300 digits Python reads"):
+        jsonsafe.loads(_deep(depth, "9" * 5000).encode())
+
+
 def _typed(value):
     """The value with every scalar's type (1 and 1.0, 0.0 and -0.0 tell apart)."""
     if isinstance(value, dict):
