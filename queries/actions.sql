@@ -45,6 +45,11 @@ WHERE entity IS NOT NULL
   AND ($scope IS NULL OR $scope = '' OR scope = $scope OR starts_with(scope, $scope || '/'))
 ORDER BY memory_id
 
+-- name: scope_holds
+-- Whether any entry (erased or not) lies inside $scope: a --scope whose segment begins or
+-- ends with a blank is taken only when one does (model.scope_blank_error).
+SELECT EXISTS (SELECT 1 FROM entries WHERE scope = $scope OR starts_with(scope, $scope || '/'))
+
 -- name: quarantine_origin
 -- For quarantined entries: the batch of their last quarantine event and the status they had
 -- before it (what release restores).

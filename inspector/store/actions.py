@@ -22,7 +22,8 @@ from .contract import is_unicode
 from .errors import BadInput, Refused, Stale
 from .gate import fold
 from .load import Store
-from .model import STATUSES, id_named, is_within, now_utc, scope_filter_error, seq_span
+from .model import (STATUSES, id_named, is_within, now_utc, scope_blank_error, scope_filter_error,
+                    seq_span)
 
 if TYPE_CHECKING:
     from .registry import Action
@@ -240,10 +241,18 @@ def _release_to(store: Store, ids: list[str]) -> dict[str, str]:
     return {memory_id: before or "active" for memory_id, _, before in rows}
 
 
+def check_scope(store: Store, scope: str | None) -> None:
+    """BadInput for a --scope with a blank at a segment's edge that no entry lies inside."""
+    why = scope_blank_error(scope)
+    if why is not None and not store.con.execute(sql("scope_holds"), {"scope": scope}).fetchone()[0]:
+        raise BadInput(why)
+
+
 def plan_status_change(action: "Action", store: Store, request: Request) -> Plan:
     """The plan of a status change (approve … expire) against the loaded store; nothing is
     written."""
     check_request(action, request)
+    check_scope(store, request.scope)
     targets = _named(store, request, action)
     chosen, skipped = _selected(store, request, action)
     named = set(targets)

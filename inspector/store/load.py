@@ -24,7 +24,8 @@ from .chain import GENESIS, line_bytes, seal_after
 from .errors import BadInput, LogProblem, LogReplaced
 from .logfile import StorePaths, Tail, decode_lines, last_line, read_lines, store_paths, warn_once
 from .contract import MAX_SCOPE_SEGMENTS, value_problem
-from .model import KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text, scope_filter_error
+from .model import (KINDS, LAYERS, OPS, SOURCE_CLASSES, STATUSES, now_text, scope_blank_error,
+                    scope_filter_error)
 from .queries import sql
 from . import coldload, connection, view, viewbuild
 from .recovery import settle_if_idle
@@ -92,6 +93,16 @@ class Store:
         self.generation = 0             # how many times the whole log was loaded again
         self._in_scratch = False
         self._load_all()
+        self._check_scope()
+
+    def _check_scope(self) -> None:
+        """A --scope with a blank at a segment's edge is taken only when an entry is inside
+        it (model.scope_blank_error); else BadInput, as for an empty segment."""
+        why = scope_blank_error(self.scope)
+        if why is not None and not self.con.execute(sql("scope_holds"),
+                                                    {"scope": self.scope}).fetchone()[0]:
+            self.close()
+            raise BadInput(why)
 
     @property
     def root(self) -> Path:

@@ -115,6 +115,18 @@ def scope_filter_error(scope: str | None, flag: str = "--scope") -> str | None:
             "such as 'tenant:acme/user:42', or '' for the whole store")
 
 
+def scope_blank_error(scope: str | None, flag: str = "--scope") -> str | None:
+    """Why a --scope with a segment that begins or ends with a blank (`' tenant:acme'`, a
+    quoting slip) cannot be meant, or None. Such a scope is an entry's only when another
+    writer wrote it so: the caller refuses it when no entry lies inside it, where it would
+    match nothing without a word."""
+    if not scope or all(part == part.strip() for part in scope.split("/")):
+        return None
+    meant = "/".join(part.strip() for part in scope.split("/"))
+    return (f"{flag} {scope!r} has a segment that begins or ends with a blank, and no entry's "
+            f"scope is inside it, so nothing would match it; give {meant!r}")
+
+
 def segments(scope: str) -> list[str]:
     return [s for s in scope.split("/") if s] if scope else []
 

@@ -365,6 +365,34 @@ def test_a_scope_filter_with_an_empty_segment_is_refused_not_matched_to_nothing(
     assert log_bytes(store) == before
 
 
+@pytest.mark.parametrize("command", [("beliefs",), ("held",), ("retract", "M1", "--reason", "r"),
+                                     ("quarantine", "--source", "system:crm", "--dry-run")])
+@pytest.mark.parametrize("scope,meant", [(" user:42", "user:42"), ("user:42 ", "user:42"),
+                                         ("user:42/\u00a0x", "user:42/x")])
+def test_a_scope_filter_with_a_blank_at_a_segment_s_edge_is_refused(sample, command, scope,
+                                                                     meant):
+    # `--scope ' user:42'` (a quoting slip) was taken and matched nothing, exit 0.
+    store = sample("moved-city")
+    before = log_bytes(store)
+    result = inspector(command[0], store, *command[1:], "--scope", scope)
+    assert (result.code, result.stdout) == (2, "")
+    shown = repr(scope).replace("\xa0", "\\xa0")
+    assert result.stderr.splitlines()[-1] == (
+        f"error: --scope {shown} has a segment that begins or ends with a blank, and no "
+        f"entry's scope is inside it, so nothing would match it; give {meant!r}")
+    assert log_bytes(store) == before
+
+
+def test_a_scope_with_a_blank_an_entry_has_is_taken(tmp_path):
+    """Another writer may give an entry such a scope: --scope still reaches it."""
+    from storegen import entry, write_store
+    store = write_store(tmp_path / "s", [("2026-10-01T00:00:00Z", "write", entry(
+        "O1", entity="e", attribute="a", value="v", scope=" tenant:acme"))])
+    result = inspector("beliefs", store, "--scope", " tenant:acme", "--json")
+    assert result.code == 0
+    assert [b["memory_id"] for b in result.json["beliefs"]] == ["O1"]
+
+
 @pytest.mark.parametrize("command", [("beliefs",), ("diff", "--from", "2025-01-01T00:00:00Z")])
 def test_a_context_with_an_empty_segment_is_refused_as_a_scope_is(sample, command):
     # helper-63 #8: `beliefs --context 'a//b'` answered nothing, exit 0.

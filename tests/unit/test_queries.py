@@ -492,6 +492,9 @@ def test_what_an_action_plans_on(bc):
     assert firsts(con, "action_select", **{**select, "principal": "agent:427", "scope": LEGACY}) == [
         "M2", "M3", "M5", "M6", "M7"]
     assert firsts(con, "action_select", **{**select, "source": "tool:shell"}) == ["M8"]
+    assert [firsts(con, "scope_holds", scope=s) for s in ("repo:svc", LEGACY, "repo:sv",
+                                                          " repo:svc")] == [[True], [True],
+                                                                            [False], [False]]
 
 
 def test_due_entries(odd_root):
