@@ -79,6 +79,10 @@ def is_redacted(body: dict) -> bool:
     return set(body) == {"erased"} and isinstance(body["erased"], str)
 
 
+class _Empty(Exception):
+    """A blank line (format.md: the log has none)."""
+
+
 class _Walk:
     """State of one pass over the log."""
 
@@ -100,7 +104,13 @@ class _Walk:
         seq = self.expected
         self.expected += 1
         try:
+            if not raw.strip(b" \t\r"):
+                raise _Empty
             event = parse_line(raw)
+        except _Empty:      # in the loaders' words (queries/load.sql raw_parse_lines)
+            self.problem(seq, f"line {seq}: empty line")
+            self.prev_hash, self.prev_consistent = None, False
+            return
         except ValueError as exc:
             self.problem(seq, f"line {seq} is not a valid JSON object ({exc})")
             self.chained = self.chained or b'"hash"' in raw
@@ -143,8 +153,12 @@ class _Walk:
         crash, then written after by another tool (the inspector's own writer sets an
         unfinished trailing batch aside first). All or nothing: every loader refuses it, in
         the same words (Store.take_staged; helper-63: it passed the audit)."""
+        # A run that a bad line ends (one the loaders refuse before any batch: a blank line,
+        # one that is not JSON, a seq out of place; its problem reads "line N…") is that
+        # line's problem, named at that line as the loaders name it, not a batch cut short.
+        bad_lines = {p.seq for p in self.report.problems if p.text.startswith("line ")}
         for first, last, batch, size in self.runs:
-            if last - first + 1 < size:
+            if last - first + 1 < size and last + 1 not in bad_lines:
                 self.problem(first, f"seq {first}: {cut_short(batch, last - first + 1, size)}")
 
     def _body(self, seq: int, raw: bytes, event: dict) -> None:

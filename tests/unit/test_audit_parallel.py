@@ -21,6 +21,8 @@ from storegen import entry, write_store
 from inspector.store import audit, fastline, verify_parallel
 from inspector.store.chain import GENESIS, canonical, line_hash, seal, seal_after
 from inspector.store.logfile import store_paths
+from inspector.store.errors import LogProblem
+from inspector.store.load import Store
 from inspector.store.model import ENTRY_DEFAULTS
 
 
@@ -666,3 +668,26 @@ def test_a_batch_cut_short_with_lines_after_it_is_a_problem_in_both_walks(tmp_pa
     report = assert_same(tmp_path / "s", chunks=(1, 97, 300, None))
     assert report["all"] == [(2, "seq 2: batch B2 has 2 of its 3 events, and lines follow it: it "
                                  "was cut short, and an action is applied whole or not at all")]
+
+
+def test_a_blank_line_inside_a_batch_is_named_first_by_audit_as_by_the_loader(tmp_path):
+    """A blank line in the middle of a batch: the loader said "line 4: empty line", the audit
+    first "seq 2: batch B2 … was cut short" (and "line 4 is not a valid JSON object (Expecting
+    value …)"). format.md: no blank lines; the audit names that line first, in the loader's
+    words, in either walk."""
+    def draft(memory_id: str, batch: str | None, size: int | None) -> dict:
+        out = {"actor": "operator:alice", "op": "write", "memory_id": memory_id, "batch": batch,
+               "body": {"before": None, "after": entry(memory_id, value=memory_id),
+                        "reason": None, "salt": "ab" * 16}}
+        if size is not None:
+            out["batch_size"] = size
+        return out
+    events = chain([draft("M1", None, None), draft("M2", "B2", 4), draft("M3", "B2", 4),
+                    draft("M4", "B2", 4), draft("M5", "B2", 4), draft("M6", None, None)])
+    lines = [dump(e) for e in events]
+    write(tmp_path / "s", lines[:3] + [b""] + lines[3:])
+    report = assert_same(tmp_path / "s", chunks=(1, 97, 300, None))
+    assert (report["doc"]["first_bad_seq"], report["doc"]["problem"]) == (4, "line 4: empty line")
+    with pytest.raises(LogProblem) as refused:
+        Store(tmp_path / "s", warn=False)
+    assert (refused.value.line, refused.value.reason) == (4, "empty line")
