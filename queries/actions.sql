@@ -72,6 +72,15 @@ SELECT memory_id, batch FROM (
 ) WHERE batch IN (SELECT unnest($batches::VARCHAR[]))
 ORDER BY memory_id
 
+-- name: reverts_after_batch
+-- The revert events on a batch's entries after its last event, with their own batch: those
+-- that may revert it (which one a revert reverts is in its body, read from the log).
+SELECT w.seq, w.batch FROM versions w
+WHERE w.op = 'revert'
+  AND w.seq > (SELECT max(seq) FROM versions WHERE batch = $batch)
+  AND w.memory_id IN (SELECT memory_id FROM versions WHERE batch = $batch)
+ORDER BY w.seq
+
 -- name: revert_batch_events
 -- The events of one batch, each with the seq of its entry's latest event (revert refuses an
 -- entry that changed after the batch).

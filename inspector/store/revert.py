@@ -98,12 +98,32 @@ def _draft(memory_id: str, request: Request, current: dict, before: dict, batch:
 
 def _befores(store: Store, seqs: list[int]) -> dict[int, dict | None]:
     """body.before of the events at `seqs`, read from the log (the tables keep only `after`)."""
+    return _body_fields(store, seqs, "before")
+
+
+def _body_fields(store: Store, seqs: list[int], name: str) -> dict[int, object]:
+    """body[name] of the events at `seqs`, read from the log."""
     wanted, found = set(seqs), {}
+    if not wanted:
+        return found
     with open(store.paths.log, "rb") as log:
         for number, raw in enumerate(log, start=1):
             if number in wanted:
                 event = jsonsafe.loads(raw)
-                found[event["seq"]] = event["body"].get("before")
+                body = event["body"]
+                found[event["seq"]] = body.get(name) if isinstance(body, dict) else None
                 if len(found) == len(wanted):
                     break
     return found
+
+
+def is_reverted(store: Store, batch: str) -> bool:
+    """Whether a revert (by anyone, in any process) undid `batch` and was not itself
+    reverted since: its entries are back as they were before it."""
+    rows = store.con.execute(sql("reverts_after_batch"), {"batch": batch}).fetchall()
+    if not rows:
+        return False
+    reverts = _body_fields(store, [seq for seq, _ in rows], "reverts")
+    undid = {revert_batch for seq, revert_batch in rows if reverts.get(seq) == batch}
+    undone = set(reverts.values())
+    return any(revert_batch not in undone for revert_batch in undid)

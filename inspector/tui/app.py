@@ -177,7 +177,14 @@ class InspectorApp(App):
         return True
 
     def action_revert_last(self) -> None:
-        """z: revert the newest batch applied since the app was opened, through its plan."""
+        """z: revert the newest batch applied since the app was opened and still standing,
+        through its plan."""
+        dropped = self.session.drop_reverted()
+        if dropped and self.session.applied:
+            n = len(dropped)
+            self.notify(f"{n} newer batch{'' if n == 1 else 'es'} applied here {'was' if n == 1 else 'were'} "
+                        f"reverted already (by another process or b): {', '.join(dropped)}; "
+                        "offering the one before.", timeout=8, markup=False)
         if not self.session.applied:
             if self.session.reverted:
                 n = len(self.session.reverted)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any, Iterator
 
 from ..present.mask import mask_value
-from ..store import beliefs, diff, scan, snapshot
+from ..store import beliefs, diff, revert, scan, snapshot
 from ..store.actions import Request
 from ..store.beliefs import Moment, ViewSpec
 from ..store.connection import id_lists
@@ -357,6 +357,23 @@ class Session(EntryReads):
         batch = getattr(done, "batch", None) or (getattr(done, "certificate", None) or {}).get("id")
         if batch:
             self.applied.append((batch, done.request.action))
+
+    def drop_reverted(self) -> list[str]:
+        """Take off the end of `applied` the batches a revert undid since they were applied
+        here, by another process or the Audit screen's b (revert events carry body.reverts):
+        z then offers the newest batch still standing, never one every plan refuses. The
+        batches taken off, newest first."""
+        dropped = []
+        while self.applied and self.applied[-1][1] != "erase":
+            batch = self.applied[-1][0]
+            store = self.acting_store()
+            with store.lock:
+                if not revert.is_reverted(store, batch):
+                    break
+            self.applied.pop()
+            self.reverted.append(batch)
+            dropped.append(batch)
+        return dropped
 
     # -- the Overview, the scan, the diff ---------------------------------------------------
 

@@ -248,3 +248,80 @@ def test_z_reverts_a_revert_made_with_b_and_then_the_batch_before_it(tmp_path):
                 f"Revert 1 entry of batch {reject['batch']} to its state before it?"
     run(main())
     assert statuses(store, ["M9", "M11"]) == {"M9": "quarantined", "M11": "rejected"}
+
+
+def test_z_skips_a_batch_another_process_reverted_and_offers_the_one_before(tmp_path):
+    """helper-85: z kept offering the operator's last batch after another process had reverted
+    it; every plan was refused (it changed after the batch), so z never reached the batches
+    before it. A batch reverted by anyone is skipped (revert events carry body.reverts)."""
+    store = private_copy(INCIDENT, tmp_path / "store")
+    n = len(events(store))
+
+    async def main():
+        app = make_app(store, operator="carol")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("2")                                # Review: F1 is held
+            await settle(pilot, lambda a: a.screen.query_one("#held", VirtualTable).row_at(0) is not None)
+            await pilot.press("a")
+            await until(pilot, lambda: screen_name(app) == "PlanModal")
+            await confirm(pilot, store, n, 1, "looks fine")
+            approved = events(store)[-1]
+            await pilot.press("1", "slash", *"owner", "escape")   # Beliefs: P2 alone
+            beliefs = app.screen.query_one("#beliefs", VirtualTable)
+            await until(pilot, lambda: beliefs.row_count == 1 and beliefs.row_at(0) is not None
+                        and beliefs.row_at(0)["memory_id"] == "P2", what="the filter")
+            await pilot.press("Q")
+            await until(pilot, lambda: screen_name(app) == "PlanModal")
+            await confirm(pilot, store, n + 1, 1, "owner in doubt")
+            quarantined = events(store)[-1]
+            assert [a[0] for a in app.session.applied] == [approved["batch"], quarantined["batch"]]
+
+            done = subprocess.run([sys.executable, "-m", "inspector", "revert", str(store),
+                                   quarantined["batch"], "--reason", "not in doubt",
+                                   "--operator", "bob"], capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            await until(pilot, lambda: app.session.store.state.seq == n + 3, what="the live view")
+
+            await pilot.press("z")
+            await until(pilot, lambda: screen_name(app) == "PlanModal", what="the revert's plan")
+            title = str(app.screen.query_one("#plan-title").render())
+            assert title == f"Revert 1 entry of batch {approved['batch']} to its state before it?"
+            assert any(str(m.message).startswith(
+                f"1 newer batch applied here was reverted already (by another process or b): "
+                f"{quarantined['batch']};") for m in app._notifications)
+            await pilot.press("escape")
+            await settle(pilot)
+            assert app.session.applied == [(approved["batch"], "approve")]
+    run(main())
+    assert len(events(store)) == n + 3
+
+
+def test_z_says_there_is_nothing_left_when_another_process_reverted_the_only_batch(tmp_path):
+    store = private_copy(INCIDENT, tmp_path / "store")
+    n = len(events(store))
+
+    async def main():
+        app = make_app(store, operator="carol")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("2")
+            await settle(pilot, lambda a: a.screen.query_one("#held", VirtualTable).row_at(0) is not None)
+            await pilot.press("a")
+            await until(pilot, lambda: screen_name(app) == "PlanModal")
+            await confirm(pilot, store, n, 1, "looks fine")
+            approved = events(store)[-1]
+            done = subprocess.run([sys.executable, "-m", "inspector", "revert", str(store),
+                                   approved["batch"], "--reason", "not fine",
+                                   "--operator", "bob"], capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            await until(pilot, lambda: app.session.store.state.seq == n + 2, what="the live view")
+            await pilot.press("z")
+            await settle(pilot)
+            assert screen_name(app) == "ReviewScreen"
+            assert any(str(m.message).startswith(
+                "Nothing left to revert: the 1 batch applied here since the inspector was opened "
+                f"was reverted already (the last: {approved['batch']}).")
+                for m in app._notifications), [str(m.message) for m in app._notifications]
+    run(main())
+    assert len(events(store)) == n + 2
