@@ -156,6 +156,42 @@ def test_read_only_offers_no_actions(tmp_path):
     assert len(events(store)) == 7
 
 
+def test_read_only_key_bars_and_help_offer_no_marks_and_no_actions(tmp_path):
+    """helper-85: every screen's key bar and the help still offered `space mark` read-only,
+    and the help said "Every action opens its plan…": marks only choose what an action acts
+    on. Now neither the bars nor the help nor the palette's keys offer them, and space marks
+    nothing."""
+    from inspector.tui.modals.help import key_rows
+    from inspector.tui.widgets.keybar import KeyBar
+    store = private_copy("branch-contamination", tmp_path / "store")
+
+    async def main():
+        app = make_app(store, read_only=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            seen = []
+            for key in "012345678":
+                await pilot.press(key)
+                await settle(pilot)
+                seen.append(app.screen.SPEC.name)
+                bar = str(app.screen.query_one(KeyBar).render())
+                offered = [what for _where, rows in key_rows(app.screen) for _k, what in rows]
+                assert "space" not in bar and "mark" not in offered, (key, bar, offered)
+                assert not any(b.binding.action.startswith(("act(", "revert"))
+                               for b in app.screen.active_bindings.values()
+                               if b.node.check_action(*_parse(b.binding.action)) is not False)
+            await pilot.press("escape", "1", "space")
+            await settle(pilot)
+            assert app.screen.query_one(KeyBar).marks == 0 and table(app).marked_rows() == []
+            await pilot.press("question_mark")
+            await settle(pilot)
+            said = " ".join(str(w.render()) for w in app.screen.query("Static"))
+            assert "The store is open read-only: the actions that write" in said
+            assert "Every action opens its plan" not in said
+            return seen
+    assert len(run(main())) == 9
+
+
 def test_a_read_only_erasure_preview_does_not_offer_to_erase(tmp_path):
     """It said "Press e to erase", and e did nothing (helper-59, stop 54)."""
     from test_console import erasure_preview, statics

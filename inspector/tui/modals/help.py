@@ -84,6 +84,12 @@ def action_params(binding: Binding) -> tuple:
     return tuple(a.strip("'\" ") for a in rest.rstrip(")").split(",") if a)
 
 
+ACTIONS_ASK = ("Every action opens its plan and asks for a reason; nothing is written before "
+               "you confirm.")
+READ_ONLY = ("The store is open read-only: the actions that write, and the marks that choose "
+             "what they act on, are not offered (open it without --read-only to act).")
+
+
 class HelpScreen(ModalScreen[None]):
     """The keys of one screen; escape, q or ? closes."""
 
@@ -93,6 +99,7 @@ class HelpScreen(ModalScreen[None]):
         super().__init__()
         self.groups = key_rows(screen)
         self.label = screen.SPEC.label
+        self.read_only = screen.app.session.read_only
         self.legend = has_markers(screen)
 
     def compose(self) -> ComposeResult:
@@ -112,10 +119,9 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(legend)
             with VerticalScroll(id="help-body"):
                 yield Static(table, id="help-keys")
-                yield Static(Text("Every action opens its plan and asks for a reason; nothing is "
-                                  "written before you confirm. Keys can be remapped in "
-                                  "~/.config/inspector/config.toml by the ids ctrl+p lists.",
-                                  style="dim"))
+                yield Static(Text(f"{READ_ONLY if self.read_only else ACTIONS_ASK} Keys can be "
+                                  "remapped in ~/.config/inspector/config.toml by the ids ctrl+p "
+                                  "lists.", style="dim"))
             yield Static(Text("↑ ↓ pgup pgdn scroll · escape, q or ? closes", style="dim"))
 
     def on_mount(self) -> None:

@@ -57,6 +57,10 @@ class InspectorScreen(Screen):
         yield from ()
 
     def on_mount(self) -> None:
+        if self.app.session.read_only:
+            # marks only choose what an action (or b) acts on: read-only has none to offer
+            for table in self.query(VirtualTable):
+                table.markable = False
         self.watch(self.app, "status", self._show_status)
         self._history: list[str] = []      # entries the pane showed before a jump (back)
         self._future: list[str] = []       # and after (forward)
