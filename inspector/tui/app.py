@@ -252,7 +252,10 @@ class InspectorApp(App):
         self._store_generation = generation
         self.screen.refresh_bindings()
         self._update_counts()
-        screen = self.screen
+        # The screen under any dialog, not the dialog: the tab counts above it change now, and
+        # a table behind that waited for the dialog to close disagreed with them meanwhile.
+        screen = next((s for s in reversed(self.screen_stack) if not isinstance(s, ModalScreen)),
+                      self.screen)
         if hasattr(screen, "reload"):
             screen.reload()
 

@@ -230,6 +230,37 @@ def test_live_lines_from_another_writer_appear(tmp_path):
     run(main())
 
 
+def test_live_lines_reach_the_table_behind_an_open_dialog_with_the_tab_counts(tmp_path):
+    """helper-85: with a dialog open (help, a plan), another process's lines changed the tab
+    counts at once but the table behind only once the dialog closed: counts and rows
+    disagreed on screen. Both move together now."""
+    from storegen import entry
+    from inspector.store.append import LogWriter, event_draft
+    from inspector.store.logfile import store_paths
+    store = private_copy("multi-tenant", tmp_path / "store")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            beliefs = table(app)
+            await until(pilot, lambda: beliefs.row_count == 5)
+            await pilot.press("question_mark")
+            await settle(pilot)
+            assert app.screen.__class__.__name__ == "HelpScreen"
+            with LogWriter(store_paths(store)) as writer:
+                writer.append([event_draft("write", "A0", "agent:9", after=entry(
+                    "A0", entity="aaa", attribute="first", value="new", scope="tenant:acme"))])
+            await until(pilot, lambda: app.status.counts.get("beliefs") == 6, timeout=20,
+                        what="the tab count")
+            await until(pilot, lambda: beliefs.row_count == 6, timeout=10, what="the table behind")
+            assert app.screen.__class__.__name__ == "HelpScreen"
+            await pilot.press("escape")
+            await settle(pilot)
+            assert beliefs.row_count == 6
+    run(main())
+
+
 def test_enter_on_a_lineage_node_jumps_to_it(tmp_path):
     store = private_copy("branch-contamination", tmp_path / "store")
 
