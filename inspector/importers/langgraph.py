@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from ..store import jsonsafe
+from ..store.gate import fold
 from ..store.errors import BadInput
 from ..store.model import now_utc
 from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, columns,
@@ -68,6 +69,13 @@ def _said(exc: Exception) -> str:
 class LangGraphPlan(Plan):
     expiring: int = 0
     expired: int = 0
+    # (namespace, key) as written, by their folded form (gate.fold): two spellings of one
+    # name (NFC and NFD `café`, another case or width) are two rows to LangGraph
+    spellings: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
+
+    def spelled_otherwise(self) -> list[list[tuple[str, str]]]:
+        """The groups of keys that read as one but are spelled otherwise, in row order."""
+        return [group for group in self.spellings.values() if len(group) > 1]
 
 
 class Planner(RowPlanner):
@@ -94,6 +102,7 @@ class Planner(RowPlanner):
                   "expires_at": rfc3339(expires_at) if expires_at else None}
         draft = self.book.put(fields, f"LangGraph store rowid {rowid}")
         self.timed.append((moment, rowid, draft))
+        self.plan.spellings.setdefault((fold(prefix), fold(key)), []).append((prefix, key))
         if expires_at is not None:
             self.plan.expiring += 1
             self.plan.expired += int(expires_at <= self.now)
@@ -184,12 +193,33 @@ def notes(doc: dict, plan: LangGraphPlan, vectors: Vectors | None) -> list[str]:
     if plan.held:
         out.append(f"{plural(len(plan.held), 'entry was', 'entries were')} held by the write "
                    "gate; `inspector held STORE` lists them with the reason")
+    if (groups := plan.spelled_otherwise()):
+        out.append(_spelled_otherwise_note(groups))
     if vectors is not None:
         out.append(_vector_note(vectors))
     if plan.bad_rows:
         out.append(f"{plural(len(plan.bad_rows), 'row', 'rows')} could not be mapped and "
                    f"{'was' if len(plan.bad_rows) == 1 else 'were'} skipped (listed in skipped_rows)")
     return out
+
+
+def _spelled_otherwise_note(groups: list[list[tuple[str, str]]]) -> str:
+    """The keys that read as one another (as actions warn of ids spelled otherwise): imported
+    as the separate rows LangGraph keeps, each a key of its own, so an agent reading one
+    spelling never sees the other's value. Drawn alike (NFC and NFD `café`), each is followed
+    by the code points outside ASCII it holds, which tell them apart."""
+    shown = "; ".join(" and ".join(_spelling(prefix, key) for prefix, key in group)
+                      for group in groups[:5]) + ("; …" if len(groups) > 5 else "")
+    count = sum(len(group) for group in groups)
+    return (f"{count} keys read as another key but are spelled otherwise (case, width, Unicode "
+            "form, spaces or invisible characters): imported as written, each its own "
+            f"attribute, as LangGraph keeps them apart: {shown}; check which one the agent "
+            "reads (`inspector beliefs STORE`)")
+
+
+def _spelling(prefix: str, key: str) -> str:
+    points = " ".join(f"U+{ord(c):04X}" for c in prefix + key if not c.isascii())
+    return f"'{prefix}' · '{key}' ({points or 'ASCII only'})"
 
 
 UNREACHED = "which the inspector's erasure does not reach"

@@ -490,3 +490,28 @@ def test_the_summary_counts_one_as_one(tmp_path):
     assert done.stderr.startswith("imported 1 entry (observation) from ")
     assert ", 1 row skipped\n" in done.stderr
     assert "note: 1 row could not be mapped and was skipped (listed in skipped_rows)" in done.stderr
+
+
+def test_keys_spelled_otherwise_are_kept_apart_and_named_in_a_note(tmp_path):
+    """helper-85: `café` in NFC and in NFD (two rows to LangGraph, drawn alike) imported as two
+    attributes without a word. They stay two (LangGraph keeps them apart, and folding would
+    merge two values into one key), and a note names both, told apart by their code points."""
+    at = "2025-01-01 10:00:00"
+    nfc, nfd = "caf\u00e9", "cafe\u0301"
+    source = make_store(tmp_path / "s.db", [
+        ("users.alice", nfc, b'{"a": 1}', at, at, None),
+        ("users.alice", nfd, b'{"a": 2}', at, at, None),
+        ("users.alice", "plain", b"1", at, at, None),
+        ("users.bob", nfd, b"3", at, at, None)])
+    doc = import_langgraph(source, tmp_path / "out")
+    assert sorted(entries(tmp_path / "out")) == sorted([
+        ("users.alice", nfc), ("users.alice", nfd), ("users.alice", "plain"), ("users.bob", nfd)])
+    said = [n for n in doc["notes"] if "spelled otherwise" in n]
+    assert said == [
+        "2 keys read as another key but are spelled otherwise (case, width, Unicode form, "
+        "spaces or invisible characters): imported as written, each its own attribute, as "
+        f"LangGraph keeps them apart: 'users.alice' · '{nfc}' (U+00E9) and 'users.alice' · "
+        f"'{nfd}' (U+0301); check which one the agent reads (`inspector beliefs STORE`)"]
+    plain = import_langgraph(make_store(tmp_path / "p.db", [("ns", "a", b"1", at, at, None)]),
+                             tmp_path / "out2")
+    assert not any("spelled otherwise" in n for n in plain["notes"])
