@@ -366,9 +366,10 @@ class Session(EntryReads):
         dropped = []
         while self.applied and self.applied[-1][1] != "erase":
             batch = self.applied[-1][0]
-            store = self.acting_store()
-            with store.lock:
-                if not revert.is_reverted(store, batch):
+            # the store the screens read (a scoped one sees the batch's entries in its scope):
+            # loading the whole store here, as a scoped session's plans do, would stall the keys
+            with self.store.lock:
+                if not revert.is_reverted(self.store, batch):
                     break
             self.applied.pop()
             self.reverted.append(batch)
