@@ -92,7 +92,8 @@ class _Walk:
         self.prev_consistent = False     # the line before is in its place and matches its hash
         self.hashes: dict[int, str] = {}
         self.redactions: list[tuple[int, str, str]] = []        # seq, memory_id, certificate
-        self.erasures: dict[tuple[str, str], tuple[int, str]] = {}  # (memory_id, cert) -> seq, digest
+        # (memory_id, cert) -> the erase event's seq, certificate_digest and hash
+        self.erasures: dict[tuple[str, str], tuple[int, str, str]] = {}
         # Runs of consecutive lines of one batch that gives a batch_size of 2 or more:
         # [first line, last line, batch, batch_size] (check_batches)
         self.runs: list[list] = []
@@ -173,7 +174,7 @@ class _Walk:
         after = body.get("after")
         if event["op"] == "erase" and isinstance(after, dict) and isinstance(after.get("certificate"), str):
             self.erasures[(event["memory_id"], after["certificate"])] = (
-                seq, after.get("certificate_digest"))
+                seq, after.get("certificate_digest"), event.get("hash"))
 
     def _link(self, seq: int, event: dict, in_place: bool = True) -> None:
         if "hash" not in event:
@@ -212,6 +213,7 @@ class _Walk:
         # certificate lists every seq it redacted, so that was the lines times the list (1.9 GB
         # of certificates read for 112k redacted lines of a million-event log).
         matches: dict[tuple[str, str], bool] = {}
+        documents: dict[str, dict | None] = {}
         for seq, memory_id, certificate in self.redactions:
             replaced.add((memory_id, certificate))
             vouch = self.erasures.get((memory_id, certificate))
@@ -220,34 +222,58 @@ class _Walk:
                                   f"of {memory_id} names certificate {certificate}")
                 continue
             digest = vouch[1]
+            if certificate not in documents:
+                documents[certificate] = self._certificate(certificate)
             if not isinstance(digest, str):           # no digest (or not text): matches nothing
-                ok = self._certificate_matches(certificate, digest)
-            elif (certificate, digest) in matches:
-                ok = matches[certificate, digest]
+                ok = False
+            elif (certificate, digest) not in matches:
+                ok = matches[certificate, digest] = _matches(documents[certificate], digest)
             else:
-                ok = matches[certificate, digest] = self._certificate_matches(certificate, digest)
+                ok = matches[certificate, digest]
             if not ok:
                 self.problem(seq, f"seq {seq}: certificate {certificate} is missing or does not "
                                   "match the digest its erase event recorded")
         # An erasure replaces every earlier body of the entry: an erase event that vouches for
         # none left the entry's state in the log (another writer appended it and rewrote
         # nothing), while every command shows the entry as erased.
-        for (memory_id, certificate), (seq, _digest) in self.erasures.items():
+        for (memory_id, certificate), (seq, *_vouch) in self.erasures.items():
             if (memory_id, certificate) not in replaced:
                 self.problem(seq, f"seq {seq}: erase event of {memory_id} (certificate "
                                   f"{certificate}), but no earlier body of {memory_id} was replaced "
                                   "by it: the erased state is still in the log")
+        self._check_heads(documents)
 
-    def _certificate_matches(self, certificate: str, digest: str | None) -> bool:
+    def _check_heads(self, documents: dict[str, dict | None]) -> None:
+        """A certificate's head_after is the seq and hash of its last erase event. The digest
+        an erase event records cannot cover it (the events' hashes are made from that digest),
+        so it is checked against the log: an edited head_after vouched for another log."""
+        last: dict[str, tuple[int, str]] = {}
+        for (_memory_id, certificate), (seq, _digest, hashed) in self.erasures.items():
+            if seq > last.get(certificate, (0, ""))[0]:
+                last[certificate] = (seq, hashed)
+        for certificate, document in documents.items():
+            if document is None or certificate not in last:
+                continue                              # missing: reported above
+            seq, hashed = last[certificate]
+            if document.get("head_after") != f"{seq}:{hashed}":
+                self.problem(seq, f"seq {seq}: certificate {certificate} gives another "
+                                  f"head_after than its last erase event, {seq}:{hashed} (the "
+                                  "certificate was edited)")
+
+    def _certificate(self, certificate: str) -> dict | None:
         path = self.paths.certificates / f"{Path(certificate).name}.json"
         try:
             document = jsonsafe.loads(read_regular(path))
         except (OSError, ValueError):
-            return False
-        if not isinstance(document, dict):       # '[]', 'null', '"x"': not a certificate
-            return False
-        document.pop("head_after", None)
-        return sha256_hex(canonical(document)) == digest
+            return None
+        return document if isinstance(document, dict) else None   # '[]', 'null': not one
+
+
+def _matches(document: dict | None, digest: str) -> bool:
+    if document is None:
+        return False
+    signed = {key: value for key, value in document.items() if key != "head_after"}
+    return sha256_hex(canonical(signed)) == digest
 
 
 def verify(paths: StorePaths, expect_head: str | None = None) -> Report:

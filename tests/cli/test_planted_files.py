@@ -3,6 +3,7 @@ never waited on: the commands answered the outside probe that found it only when
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -107,3 +108,23 @@ def test_what_the_process_creates_is_its_owner_s_alone(tmp_path):
                           preexec_fn=lambda: os.umask(0o022), timeout=120)
     assert proc.stdout.splitlines()[-1] == "0o77"
     assert oct((tmp_path / "s" / "made-after").stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_certificate_whose_head_after_was_edited_fails_the_audit(tmp_path):
+    """The digest an erase event records leaves head_after out (the events' hashes are made
+    from that digest), and nothing else read it: a certificate claiming another head verified."""
+    store = _store(tmp_path)
+    assert inspector("erase", store, "--subject", "user:42", "--reason", "DSR-1").code == 0
+    (certificate,) = (store / "certificates").iterdir()
+    document = json.loads(certificate.read_text())
+    head = document["head_after"]
+    document["head_after"] = "9:" + "0" * 64
+    certificate.write_text(json.dumps(document))
+    result = inspector("audit", store, "--verify", "--json", subprocess_run=True)
+    assert (result.code, result.json["head"]) == (1, head)
+    assert result.json["problems"] == [{"seq": 2, "problem": (
+        f"seq 2: certificate {certificate.stem} gives another head_after than its last erase "
+        f"event, {head} (the certificate was edited)")}]
+    document["head_after"] = head
+    certificate.write_text(json.dumps(document))
+    assert inspector("audit", store, "--verify", "--json", subprocess_run=True).json["ok"] is True
