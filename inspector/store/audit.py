@@ -260,6 +260,19 @@ class _Walk:
                                   f"head_after than its last erase event, {seq}:{hashed} (the "
                                   "certificate was edited)")
 
+    def check_certificates(self, after_last: int) -> None:
+        """A certificate no erase event names vouches for an erasure the log does not hold:
+        forged, or left by a restore of the log from before it (what it erased is back)."""
+        named = {certificate for _memory_id, certificate in self.erasures}
+        folder = self.paths.certificates
+        if folder.is_symlink() or not folder.is_dir():
+            return
+        for name in sorted(p.name for p in folder.iterdir()):
+            if name.endswith(".json") and name[:-len(".json")] not in named:
+                self.problem(after_last, f"certificates/{name}: no erase event in the log names "
+                                         "this certificate (forged, or the log was restored "
+                                         "from before the erasure: what it erased may be back)")
+
     def _certificate(self, certificate: str) -> dict | None:
         path = self.paths.certificates / f"{Path(certificate).name}.json"
         try:
@@ -306,6 +319,7 @@ def finish(walk: _Walk, expect_head: str | None) -> None:
     report = walk.report
     walk.check_batches()
     walk.check_redactions()
+    walk.check_certificates(walk.expected)
     if report.unchained:
         walk.problem(1, f"seq 1 to {report.unchained} are unchained (written by another tool): "
                         "that prefix is not tamper-evident")

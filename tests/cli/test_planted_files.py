@@ -128,3 +128,20 @@ def test_a_certificate_whose_head_after_was_edited_fails_the_audit(tmp_path):
     document["head_after"] = head
     certificate.write_text(json.dumps(document))
     assert inspector("audit", store, "--verify", "--json", subprocess_run=True).json["ok"] is True
+
+
+def test_a_certificate_no_erase_event_names_fails_the_audit(tmp_path):
+    """A certificate of an erasure the log does not hold verified as ok: one written by hand,
+    or one whose erasure a restored backup of the log undid (the erased value back in it)."""
+    store = _store(tmp_path)
+    before = (store / "events.jsonl").read_bytes()
+    assert inspector("erase", store, "--subject", "user:42", "--reason", "DSR-1").code == 0
+    (certificate,) = (store / "certificates").iterdir()
+    (store / "events.jsonl").write_bytes(before)
+    result = inspector("audit", store, "--verify", "--json", subprocess_run=True)
+    assert result.code == 1
+    assert result.json["problems"] == [{"seq": 2, "problem": (
+        f"certificates/{certificate.name}: no erase event in the log names this certificate "
+        "(forged, or the log was restored from before the erasure: what it erased may be back)")}]
+    certificate.unlink()
+    assert inspector("audit", store, "--verify", "--json", subprocess_run=True).json["ok"] is True
