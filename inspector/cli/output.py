@@ -124,16 +124,25 @@ def print_table(out: Console, columns: Iterable[str], rows: Iterable[Iterable[Te
     names = list(columns)
     cells = [[c if isinstance(c, Text) else Text(str(c)) for c in row] for row in rows]
     natural = [max([len(n)] + [r[i].cell_len for r in cells]) for i, n in enumerate(names)]
-    widths = natural if display.wide else fit(names, natural, out.width)
+    widths = _aligned(names, cells, out.width) if display.wide else fit(names, natural, out.width)
     need = sum(widths) + GAP * (len(names) - 1)
-    draw_table(out if need <= out.width else console(out.stderr, need), names, cells, widths, title)
+    draw_table(out if need <= out.width else console(out.stderr, need), names, cells, widths, title,
+               display.wide)
+
+
+def _aligned(names: list[str], cells: list[list[Text]], width: int) -> list[int]:
+    """--wide's column widths: each column's widest cell that fits the terminal; a cell wider
+    runs on, pushing the rest of its own line right. Aligned to the widest cell, one value of
+    a megabyte padded every row to a megabyte (300 rows: 302 MB printed, 1.5 GB of memory)."""
+    return [max([len(n)] + [r[i].cell_len for r in cells if r[i].cell_len <= width])
+            for i, n in enumerate(names)]
 
 
 ROWS_A_PRINT = 1000
 
 
 def draw_table(out: Console, names: list[str], cells: list[list[Text]], widths: list[int],
-               title: str | None) -> None:
+               title: str | None, run_on: bool = False) -> None:
     """The table at these column widths: its title and header drawn by Rich's Table, then
     its rows (table_rows)."""
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False,
@@ -142,22 +151,24 @@ def draw_table(out: Console, names: list[str], cells: list[list[Text]], widths: 
         table.add_column(name, overflow="ellipsis", no_wrap=True, width=width)
     out.print(table, crop=False)
     for start in range(0, len(cells), ROWS_A_PRINT):   # Rich renders a print whole, then writes
-        out.print(table_rows(cells[start:start + ROWS_A_PRINT], widths), crop=False,
+        out.print(table_rows(cells[start:start + ROWS_A_PRINT], widths, run_on), crop=False,
                   soft_wrap=True)
 
 
-def table_rows(cells: list[list[Text]], widths: list[int]) -> Text:
+def table_rows(cells: list[list[Text]], widths: list[int], run_on: bool = False) -> Text:
     """The rows of print_table's table, one line each: every cell cut to its column's width
     with "…" and padded, GAP spaces between columns. This is what Rich's Table draws for
     columns of fixed width, no_wrap and ellipsis (tests/unit/test_output_rows.py compares
     the two, styles included), without Rich's table layout: `show` of an entry with 5,000
-    events and 5,000 rivals took 3.7 s, 1.9 s this way (the output byte for byte the same)."""
+    events and 5,000 rivals took 3.7 s, 1.9 s this way (the output byte for byte the same).
+    `run_on` (--wide): a cell wider than its column is printed whole instead."""
     gap, last, lines = " " * GAP, len(widths) - 1, []
     for row in cells:
         line = Text()
         for i, (cell_text, width) in enumerate(zip(row, widths)):
             cell_text = cell_text.copy()
-            cell_text.truncate(width, overflow="ellipsis", pad=True)
+            if not (run_on and cell_text.cell_len > width):
+                cell_text.truncate(width, overflow="ellipsis", pad=True)
             line.append_text(cell_text)
             if i < last:
                 line.append(gap)

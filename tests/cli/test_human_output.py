@@ -51,6 +51,22 @@ def run(store, *args, columns=80):
     return result.stdout
 
 
+def test_wide_pads_no_row_to_a_value_wider_than_the_terminal(tmp_path):
+    """--wide aligned every row to the widest cell: one 1 MB value an agent wrote padded each
+    of 300 rows to 1 MB (302 MB printed, 1.5 GB of memory). A cell wider than the terminal runs
+    on; the columns keep the widths of the cells that fit."""
+    big = "x" * 200_000
+    rows = [(day("01:00:00"), "write", entry(f"R{i}", attribute=f"a{i}", value="short",
+                                             observed_at=day("01:00:00"))) for i in range(20)]
+    rows.append((day("01:00:00"), "write", entry("BIG", attribute="zz", value=big,
+                                                 observed_at=day("01:00:00"))))
+    out = run(build(tmp_path / "s", rows), "beliefs", "--wide", columns=80)
+    lines = out.splitlines()
+    assert big in out and len(out) < len(big) + 5_000
+    assert [len(line) for line in lines if line.startswith("R")] == [len(lines[0])] * 20
+    assert len(lines[0]) <= 80
+
+
 COMMANDS = [("held",), ("beliefs",), ("show", SUMMARY), ("conflicts",), ("scan",),
             ("lineage", SUMMARY), ("quarantine", ROOT, "--dry-run"), ("audit", "--log")]
 
