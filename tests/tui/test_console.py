@@ -999,6 +999,37 @@ def test_the_erase_dialog_says_would_and_a_refused_reason_keeps_it_open(tmp_path
     assert [e["op"] for e in events(store)][-6:] == ["erase"] * 6
 
 
+def test_an_erasure_by_id_elsewhere_is_not_shown_as_the_previewed_subjects(tmp_path):
+    """The Erasure screen previews user:42; the operator erases one entry by id from Beliefs
+    (e) and comes back: the screen said "Erased. Certificate …" beside user:42, which nothing
+    had erased (a data owner hands that certificate over). Now the preview is planned again,
+    without the entry erased."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store, operator="dana")
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await erasure_preview(pilot)
+            await pilot.press("1")
+            await until(pilot, is_screen(app, "BeliefsScreen"))
+            await cursor_to(pilot, "H6")
+            await pilot.press("e")
+            await until(pilot, is_screen(app, "EraseModal"), what="the erase dialog")
+            await until(pilot, lambda: "type the number" in screen_text(app), what="the plan")
+            await pilot.press("1", "enter", *"DSR-8", "ctrl+y")
+            await until(pilot, lambda: (store / "certificates").exists() and not app.pending_write
+                        and name_of(app) == "BeliefsScreen", what="the erasure by id")
+            await pilot.press("7")
+            await until(pilot, is_screen(app, "ErasureScreen"))
+            await wait_rows(pilot, "#preview", 5)
+            await settle(pilot)
+            pane = str(app.screen.query_one("#certificate").render())
+            assert "Erased" not in pane and "5 entries would be erased" in pane
+    run(main())
+    assert [e["op"] for e in events(store)][-1:] == ["erase"]
+
+
 # -- 10. text that says what is so ----------------------------------------------------------------
 
 LEGACY = "repo:svc/branch:legacy-v2"

@@ -116,9 +116,14 @@ class ErasureScreen(InspectorScreen):
 
     def refresh_data(self) -> None:
         self._load_subjects()
-        certificate = getattr(self.app.session.last_result, "certificate", None)
-        if certificate and self._plan is not None and certificate is not self._certificate:
-            self._show_certificate(certificate)       # the erasure just written
+        result = self.app.session.last_result
+        certificate = getattr(result, "certificate", None)
+        if certificate and self._plan is not None and certificate is not self._certificate \
+                and result.request.subject == self._plan.request.subject:
+            # The erasure of the subject previewed, just written. Only that one: an erasure
+            # by id made on another screen (e in Beliefs) was shown here as "Erased." beside
+            # the subject previewed, which nothing had erased.
+            self._show_certificate(certificate)
         elif self._plan is not None and self._plan.request.subject is not None:
             # The store changed under the preview (another process wrote about the subject):
             # plan it again, so the preview is what e would erase.
