@@ -16,6 +16,11 @@ from ..store.queries import sql
 from .sources import masked, rows_of
 
 
+TREE_NODES = 300        # the pane's tree of what an entry rests on stops at this many nodes
+DEPENDENTS = 200        # and its list of what rests on it at this many entries
+HISTORY = 50            # and its history at this many events, the newest
+
+
 @dataclass
 class Detail:
     """What the detail pane shows for one entry in one context."""
@@ -30,7 +35,9 @@ class Detail:
     rivals: list[dict] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
     tree: list[dict] = field(default_factory=list)       # ancestors: {id, label, children}
-    descendants: list[dict] = field(default_factory=list)  # {id, label}
+    tree_cut: bool = False                # the tree stops at TREE_NODES with citations left
+    descendants: list[dict] = field(default_factory=list)  # {id, label}, the first DEPENDENTS
+    dependents: int = 0                   # how many rest on it in all
     sources: list[str] = field(default_factory=list)
     ancestors: int = 0
     dangling: list[str] = field(default_factory=list)
@@ -110,12 +117,13 @@ class EntryReads:
         whole = lineage.lineage(cur, found.memory_id)
         found.sources, found.ancestors = whole.independent_sources, len(whole.ancestors)
         found.dangling, found.cycles = whole.dangling, whole.cycles
-        nodes = sorted({found.memory_id, *whole.ancestors, *whole.descendants[:200]})
+        nodes = sorted({found.memory_id, *whole.ancestors, *whole.descendants[:DEPENDENTS]})
         labels = {r["memory_id"]: r for r in masked(rows_of(cur.execute(sql("tui_entry_tree"),
                                                                      {"ids": nodes})))}
         edges = cur.execute(sql("lineage_edges"), {"ids": nodes}).fetchall()
-        found.tree = _tree(found.memory_id, edges, labels)
-        found.descendants = [{"id": i, "row": labels.get(i)} for i in whole.descendants[:200]]
+        found.tree, found.tree_cut = _tree(found.memory_id, edges, labels)
+        found.descendants = [{"id": i, "row": labels.get(i)} for i in whole.descendants[:DEPENDENTS]]
+        found.dependents = len(whole.descendants)
 
 
 def secret_row(row: Mapping[str, Any], parsed: bool = False) -> bool:
@@ -180,21 +188,25 @@ def held_rows(row: dict) -> dict:
     return row
 
 
-def _tree(root: str, edges, labels, limit: int = 300) -> list[dict]:
-    """The ancestors of `root` as nested nodes; a node met again on its own path is a cycle."""
+def _tree(root: str, edges, labels, limit: int = TREE_NODES) -> tuple[list[dict], bool]:
+    """The ancestors of `root` as nested nodes, at most `limit` of them (a node met again on
+    its own path is a cycle), and whether citations were left out past the limit."""
     cites: dict[str, list[str]] = {}
     for src, dst in edges:
         cites.setdefault(src, []).append(dst)
     budget = [limit]
+    cut = [False]
 
     def grow(node: str, path: frozenset) -> list[dict]:
         out = []
         for child in cites.get(node, []):
             if budget[0] <= 0:
+                cut[0] = True
                 break
             budget[0] -= 1
             cycle = child in path
             out.append({"id": child, "row": labels.get(child), "cycle": cycle,
                         "children": [] if cycle else grow(child, path | {child})})
         return out
-    return grow(root, frozenset({root}))
+    tree = grow(root, frozenset({root}))
+    return tree, cut[0]

@@ -481,6 +481,48 @@ def test_the_pane_wraps_to_the_width_it_shows_whether_or_not_it_scrolls(tmp_path
     run(main())
 
 
+def test_the_pane_says_where_its_tree_dependents_and_history_stop(tmp_path):
+    """SUMQ cites 310 entries, ROOTQ has 205 dependents, UPDQ has 55 events: the pane's tree
+    stopped at 300 nodes with its last drawn as the last (└─ O299), the dependents at 200, the
+    history at the newest 50, each without a word. Now each says so, and which command lists
+    it whole."""
+    cited = [f"O{i:03d}" for i in range(310)]
+    store = write_store(tmp_path / "s", [
+        *(("2025-01-01T00:00:00Z", "write", entry(i, entity="svc:x", attribute=i, source=f"tool:{i}"))
+          for i in cited),
+        ("2025-01-02T00:00:00Z", "write", entry("SUMQ", entity="svc:x", attribute="sum",
+                                                 kind="summary", source="agent:c",
+                                                 justification=cited)),
+        ("2025-01-01T00:00:00Z", "write", entry("ROOTQ", entity="svc:y", attribute="root")),
+        *(("2025-01-03T00:00:00Z", "write", entry(f"D{i:03d}", entity="svc:y", attribute=f"d{i}",
+                                                   kind="summary", justification=["ROOTQ"]))
+          for i in range(205)),
+        *(("2025-01-04T00:00:00Z", "write" if n == 0 else "update",
+           entry("UPDQ", entity="svc:z", attribute="u", value=f"v{n}")) for n in range(55)),
+    ])
+
+    def lines(app) -> list[str]:
+        return [text.plain for text, _ in pane(app)._blocks]
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            for memory_id, said in (
+                    ("SUMQ", "(the tree stops at 300 nodes; it rests on 310 entries in all: "
+                             "inspector lineage STORE SUMQ lists every one)"),
+                    ("ROOTQ", "(the first 200 of 205: inspector lineage STORE ROOTQ lists every one)"),
+                    ("UPDQ", "(the last 50 of 55 events: inspector audit STORE --log --memory "
+                             "UPDQ lists every one)")):
+                await pilot.press("slash", *["backspace"] * 5, *memory_id, "enter", "escape")
+                await until(pilot, lambda: table(app).row_count >= 1 and table(app).row_at(0)
+                            is not None and table(app).row_at(0)["memory_id"] == memory_id,
+                            what=f"the filter on {memory_id}")
+                await wait_detail(pilot, memory_id, lineage=True)
+                assert said in lines(app)
+    run(main())
+
+
 # -- 4. the pane never shows what is gone ---------------------------------------------------------
 
 def test_the_pane_forgets_an_erased_entry_and_a_filtered_out_one(tmp_path):

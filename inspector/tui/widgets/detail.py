@@ -20,7 +20,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..entry_detail import Detail
+from ..entry_detail import DEPENDENTS, HISTORY, TREE_NODES, Detail
 from ...present.mask import mask_value
 from ...present.text import safe, safe_value as value_text
 from ...store.diff import TRUNCATED_CAUSES
@@ -36,6 +36,15 @@ def _heading(label: str) -> Text:
     text = Text()
     text.append(label, style=HEADING)
     return text
+
+
+def _cut(what: str, memory_id: str, command: str = "lineage STORE", flag: str = "") -> Text:
+    """The line that says a list of the pane stops short, and the command that lists it whole."""
+    line = Text(f"({what}: ", style="bold yellow")
+    line.append(f"inspector {command} {flag}")
+    line.append_text(safe(memory_id, one_line=True, edges=True))
+    line.append(" lists every one)")
+    return line
 
 
 def entry_label(memory_id: str, row: dict | None, note: str = "") -> Text:
@@ -323,6 +332,10 @@ class DetailPane(ScrollView, can_focus=True):
                 lines.append((line, None if node["row"] is None else node["id"]))
                 walk(node["children"], prefix + ("   " if last else "│  "))
         walk(d.tree, "")
+        if d.tree_cut:
+            # said, or the last node drawn (└─) read as the last it cites (term86)
+            lines.append((_cut(f"the tree stops at {TREE_NODES} nodes; it rests on {d.ancestors} "
+                               "entries in all", d.memory_id), None))
         return lines
 
     def _dependents(self, d: Detail) -> list[tuple[Text, str | None]]:
@@ -335,12 +348,17 @@ class DetailPane(ScrollView, can_focus=True):
             label = entry_label(dependent["id"], dependent["row"])
             label.no_wrap, label.overflow = True, "ellipsis"
             out.append((label, dependent["id"]))
+        if d.dependents > len(d.descendants):
+            out.append((_cut(f"the first {DEPENDENTS} of {d.dependents}", d.memory_id), None))
         return out
 
     def _history(self, d: Detail) -> list[Text]:
         lines = []
         causes = {c["seq"] for c in d.causes}
-        for event in d.events[-50:]:
+        if len(d.events) > HISTORY:
+            lines.append(_cut(f"the last {HISTORY} of {len(d.events)} events",
+                              d.memory_id, "audit STORE", "--log --memory "))
+        for event in d.events[-HISTORY:]:
             cause = event["seq"] in causes
             out = Text(f"{event['seq']:>7} {event['at'][:19]} ", style=CAUSE if cause else "dim")
             out.append(f"{event['op']:<10} ", style="bold")
