@@ -1203,6 +1203,30 @@ def test_enter_on_an_audit_event_opens_its_before_and_after(tmp_path):
     run(main())
 
 
+def test_an_erase_event_says_the_body_before_it_was_erased_not_its_status(tmp_path):
+    """Enter on an erase event (seq 44, C1): the state before it is the write whose body the
+    erasure replaced, and its column read null and "status erased → erased", as if C1 had
+    been erased before the erasure. Now it says the body before was erased."""
+    store = private_copy("incident-afternoon", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await ready(pilot)
+            await pilot.press("6")
+            await wait_rows(pilot, "#log", 47)
+            await pilot.press("end", *["up"] * 3, "enter")
+            await until(pilot, is_screen(app, "EventModal"))
+            assert (app.screen.after["seq"], app.screen.after["op"]) == (44, "erase")
+            rows = {l.split("█")[1].split()[0]: l.split("█")[1].split()[1:]
+                    for l in screen_text(app).splitlines()
+                    if l.count("█") >= 2 and l.split("█")[1].split()[:1]
+                    and l.split("█")[1].split()[0] in ("status", "value")}
+            assert rows == {"status": ["(body", "erased)", "erased"],
+                            "value": ["(body", "erased)", "null"]}
+    run(main())
+
+
 def test_the_audit_screen_at_120_columns_shows_which_bodies_were_erased(tmp_path):
     """Once an erasure's certificate id fills BATCH, the Audit screen at 120 columns dropped
     BODY first, the one column that says a body was erased (helper-75 #8). The hash goes

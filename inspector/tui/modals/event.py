@@ -77,10 +77,16 @@ class EventModal(ModalScreen[None]):
         table.add_column("FIELD", no_wrap=True)
         table.add_column("BEFORE", ratio=1, overflow="fold")
         table.add_column("AFTER", ratio=1, overflow="fold")
+        # The state before it, when that event's body was erased since: its fields read null
+        # and its status "erased" (an erase event read "status erased → erased", as if the
+        # entry had been erased before it was)
+        gone = self.before is not None and bool(self.before.get("redacted"))
+        before_cell = Text("(first event)" if self.before is None else "(body erased)", style="dim")
         mask = {"before": _secret(self.before), "after": _secret(self.after)}
         # "malformed" is no field of a state: the loader's note, shown only where there is one
         fields = [f for f in FIELDS if f != "malformed" or _value(self.before, f) or _value(self.after, f)]
-        changed = [f for f in fields if _value(self.before, f) != _value(self.after, f)]
+        changed = [f for f in fields if (_value(self.after, f) is not None if gone
+                                         else _value(self.before, f) != _value(self.after, f))]
         for name in changed + [f for f in fields if f not in changed]:
             before, after = _value(self.before, name), _value(self.after, name)
             if name == "value" and not self.revealed:
@@ -88,7 +94,7 @@ class EventModal(ModalScreen[None]):
                 after = mask_value(after) if mask["after"] else after
             style = "bold" if name in changed else "dim"
             table.add_row(Text(name, style=style),
-                          Text("(first event)", style="dim") if self.before is None else safe_value(before),
+                          before_cell if self.before is None or gone else safe_value(before),
                           safe_value(after))
         return table
 
