@@ -523,6 +523,37 @@ def test_the_pane_says_where_its_tree_dependents_and_history_stop(tmp_path):
     run(main())
 
 
+def test_a_deep_chain_s_tree_lines_name_their_entries_at_any_depth(tmp_path):
+    """C019 rests on a chain 19 deep: each level indented three more columns, the lines past
+    the pane's width showed only "…", and enter on one jumped to an entry it did not name. Now
+    the indentation stops at 8 levels and deeper lines say their depth: every line, as the
+    pane draws it, holds its entry's id."""
+    chain = [("2025-01-01T00:00:00Z", "write", entry("C000", entity="svc:d", attribute="a0"))]
+    chain += [("2025-01-01T00:00:00Z", "write",
+               entry(f"C{i:03d}", entity="svc:d", attribute=f"a{i}", kind="summary",
+                     justification=[f"C{i - 1:03d}"])) for i in range(1, 20)]
+    store = write_store(tmp_path / "s", chain)
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("slash", *"C019", "enter", "escape")
+            await until(pilot, lambda: table(app).row_count == 1 and table(app).row_at(0)
+                        is not None and table(app).row_at(0)["memory_id"] == "C019")
+            await wait_detail(pilot, "C019", lineage=True)
+            await settle(pilot)
+            shown = pane(app)
+            drawn = {target: "".join(seg.text for seg in segments)
+                     for segments, target, _ in shown._lines if target}
+            assert sorted(drawn) == [f"C{i:03d}" for i in range(19)]
+            assert all(f"─ {target}  " in line for target, line in drawn.items())
+            assert drawn["C010"].startswith(" " * 24 + "└─ C010")           # 9 deep
+            assert drawn["C009"].startswith("depth 10" + " " * 16 + "└─ C009")
+            assert drawn["C000"].startswith("depth 19" + " " * 16 + "└─ C000")
+    run(main())
+
+
 # -- 4. the pane never shows what is gone ---------------------------------------------------------
 
 def test_the_pane_forgets_an_erased_entry_and_a_filtered_out_one(tmp_path):

@@ -29,6 +29,7 @@ FIELDS = ("kind", "status", "held_reason", "source", "authority", "confidence", 
           "observed_at", "valid_from", "valid_to", "expires_at", "context", "sensitivity",
           "retention", "layer", "tags")
 HEADING = Style(bold=True, color="#ffa62b")
+TREE_INDENT = 8              # the tree's lines are indented this many levels at most
 CAUSE = "bold reverse"       # an event that made the change the diff view opened the entry for
 
 
@@ -36,6 +37,17 @@ def _heading(label: str) -> Text:
     text = Text()
     text.append(label, style=HEADING)
     return text
+
+
+def _indent(prefix: str) -> str:
+    """A tree line's indentation, at most TREE_INDENT levels wide: deeper, the level's number
+    and the last levels' rails (a chain 15 deep was indented past the pane's width, its ids
+    cut to "…", and enter jumped to an entry the line did not name: term86)."""
+    levels = len(prefix) // 3
+    if levels <= TREE_INDENT:
+        return prefix
+    kept = prefix[-3 * (TREE_INDENT - 4):]
+    return f"depth {levels + 1}".ljust(11) + " " + kept
 
 
 def _cut(what: str, memory_id: str, command: str = "lineage STORE", flag: str = "") -> Text:
@@ -326,7 +338,7 @@ class DetailPane(ScrollView, can_focus=True):
             for n, node in enumerate(nodes):
                 last = n == len(nodes) - 1
                 note = "cycle" if node["cycle"] else ("missing" if node["row"] is None else "")
-                line = Text(prefix + ("└─ " if last else "├─ "), style="dim")
+                line = Text(_indent(prefix) + ("└─ " if last else "├─ "), style="dim")
                 line.append_text(entry_label(node["id"], node["row"], note))
                 line.no_wrap, line.overflow = True, "ellipsis"
                 lines.append((line, None if node["row"] is None else node["id"]))
