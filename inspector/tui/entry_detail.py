@@ -50,6 +50,7 @@ class Detail:
     causes_truncated: bool = False        # the causes stop short (diff's bounds)
     as_of: str | None = None              # the view's knowledge time, when it is not now
     then: dict | None = None              # and the entry's last event at or before it (None: none yet)
+    valid_at: str | None = None           # the view's valid time, when one was typed
 
 
 class EntryReads:
@@ -85,6 +86,9 @@ class EntryReads:
                 found.as_of = tk.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
                 found.then = next((e for e in reversed(found.events)
                                    if datetime.fromisoformat(e["at"]) <= tk), None)
+            if self.valid_at_typed:       # judged valid at that time: its why says so
+                tv = self.spec.moment.tv
+                found.valid_at = tv.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
             if entry.get("status") != "erased":
                 self._judge(cur, found)
             if with_lineage:

@@ -82,6 +82,7 @@ class Session(EntryReads):
         self.spec = ViewSpec(None, Moment.resolve())
         self.live_time = True          # the view follows "now" (no --as-of typed)
         self.as_of_typed = False       # a knowledge time was typed (the detail pane says so)
+        self.valid_at_typed = False    # a valid time was typed (so does its "in context" line)
         self.needle = ""
         self.chain: dict | None = None  # the last audit --verify report
         self.last_result = None         # the plan last applied (an erasure's has its certificate)
@@ -141,6 +142,7 @@ class Session(EntryReads):
     def set_view(self, context: str | None, as_of, valid_at) -> None:
         self.live_time = as_of is None and valid_at is None
         self.as_of_typed = as_of is not None
+        self.valid_at_typed = valid_at is not None
         self.spec = ViewSpec(context, Moment.resolve(as_of, valid_at))
 
     def rebuild_view(self) -> int:

@@ -1950,6 +1950,27 @@ def test_as_of_a_time_the_detail_pane_shows_the_entry_as_it_stood_then(tmp_path)
     run(main())
 
 
+def test_valid_at_a_time_the_detail_pane_says_it_judged_then(tmp_path):
+    """Valid at 2027-06-01, H1's pane listed H5 (Lisbon, valid from 2027-03-01) as
+    "outranked", where `inspector show` (now) says not_yet_valid, and said nothing of the
+    time it judged at. Now its "in context" line names the valid time."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await wait_detail(pilot, "H6", lineage=True)
+            assert "in context user:42\n" in pane(app)._blocks[2][0].plain
+            await pilot.press("t", "tab", *"2027-06-01T00:00:00Z", "enter")
+            await until(pilot, lambda: app.status.valid_at == "2027-06-01T00:00:00Z"
+                        and table(app).row_count == 2 and table(app).row_at(1) is not None)
+            await cursor_to(pilot, "H1")
+            await until(pilot, lambda: any("H5  outranked" in t.plain for t, _ in pane(app)._blocks))
+            assert "in context user:42, valid at 2027-06-01T00:00:00Z\n" in pane(app)._blocks[2][0].plain
+    run(main())
+
+
 def test_a_view_field_left_with_a_time_not_applied_shows_the_view_s_time_again(tmp_path):
     """"yesterday" is refused; escape leaves the field showing "as of: now", what the rows
     are, and says what was not applied (helper-62 #4: the field kept "yesterday")."""

@@ -307,6 +307,9 @@ class DetailPane(ScrollView, can_focus=True):
                 out.append_text(safe(d.belief, one_line=True, style="bold"))
         out.append("\nin context ", style="dim")
         out.append_text(safe(d.context or '""', one_line=True))
+        if d.valid_at:
+            # the rivals' reasons are of that time (H5 "outranked", not "not_yet_valid" as now)
+            out.append(f", valid at {d.valid_at}", style="bold cyan")
         own = d.entry.get("scope") or ""
         if own != (d.context or ""):        # a broader scope's entry, seen from a narrower one
             out.append(" · the entry's own scope ", style="dim")
