@@ -355,8 +355,9 @@ SELECT count(DISTINCT year(t)), min(year(t)), coalesce(bool_or(second(t) <> 0), 
 FROM (SELECT struct_extract(r, $field) AS t FROM query_table($table) r)
 
 -- name: tui_present
--- Which of $keys (values of column $field) a table still holds (marks of rows that left go).
-SELECT DISTINCT struct_extract(r, $field)::VARCHAR FROM query_table($table) r
+-- The rows of $keys (values of column $field) a table still holds: marks of rows that left go,
+-- and so do those of rows another process changed since they were marked.
+SELECT * FROM query_table($table) r
 WHERE struct_extract(r, $field)::VARCHAR IN (SELECT unnest($keys::VARCHAR[]))
 
 -- name: tui_frequencies

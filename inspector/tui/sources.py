@@ -91,11 +91,13 @@ class TableSource:
                     out.widths[column.key] = _widest(cur, self.table, column)
         return out
 
-    def present(self, field: str, keys: list[str]) -> set[str]:
-        """Which of `keys` (values of `field`) the table still holds."""
+    def present(self, field: str, keys: list[str]) -> dict[str, Row]:
+        """The rows of `keys` (values of `field`) the table still holds, as fetch gives them."""
         with self.session.reader() as cur:
-            return {k for (k,) in cur.execute(sql("tui_present"), {"table": self.table, "field": field,
-                                                                     "keys": keys}).fetchall()}
+            rows = rows_of(cur.execute(sql("tui_present"), {"table": self.table, "field": field,
+                                                            "keys": keys}))
+        rows = masked([self.decorate(r) for r in rows] if self.decorate else rows)
+        return {str(r[field]): r for r in rows}
 
     def frequencies(self, field: str) -> list[dict]:
         """The column's values with how many rows hold each, most frequent first (500 at most);
@@ -183,9 +185,9 @@ class ListSource:
         return Measures(widths={c.key: max((drawn(c, r.get(c.key)) for r in self.all), default=0)
                                 for c in columns if c.keep or c.measure})
 
-    def present(self, field: str, keys: list[str]) -> set[str]:
-        held = {str(r.get(field)) for r in self.rows}
-        return {k for k in keys if k in held}
+    def present(self, field: str, keys: list[str]) -> dict[str, Row]:
+        wanted = set(keys)
+        return {str(r.get(field)): r for r in self.rows if str(r.get(field)) in wanted}
 
     def frequencies(self, field: str) -> list[dict]:
         counts: dict[str | None, int] = {}

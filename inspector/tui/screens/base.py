@@ -188,11 +188,18 @@ class InspectorScreen(Screen):
     @on(VirtualTable.MarksChanged)
     def _marks_changed(self, event: VirtualTable.MarksChanged) -> None:
         self.query_one(KeyBar).marks = event.count
+        if event.changed:
+            # Marked to act on what the row read then: an action must not take what it reads
+            # now unread (the dialog lists it among the others, one line of many).
+            named = _named(event.changed)
+            one = len(event.changed) == 1
+            self.notify(f"{len(event.changed)} marked {'row was' if one else 'rows were'} "
+                        f"changed by another process since you marked {'it' if one else 'them'}: "
+                        f"{named}. Unmarked: read {'it' if one else 'them'}, then mark again.",
+                        markup=False, severity="warning", timeout=10)
         if event.dropped:
             # Which rows: the operator marked them to act on them, and must know which were not.
-            gone = [_row_named(str(key)) for key in event.dropped[:MARKS_NAMED]]
-            more = len(event.dropped) - len(gone)
-            named = ", ".join(gone) + (f" and {more} more" if more else "")
+            named = _named(event.dropped)
             self.notify(f"{len(event.dropped)} marked {'row has' if len(event.dropped) == 1 else 'rows have'} "
                         f"left the table (changed by another process, or no longer shown): {named}. "
                         "Unmarked.", markup=False, timeout=10)
@@ -455,6 +462,13 @@ class InspectorScreen(Screen):
         if narrow is None or not shown:
             return shown
         return shown & self.app.session.visible_narrowed(self.SPEC, sorted(shown), narrow)
+
+
+def _named(keys: tuple[str, ...]) -> str:
+    """Table rows by their keys as the operator knows them, the first MARKS_NAMED of them."""
+    shown = [_row_named(str(key)) for key in keys[:MARKS_NAMED]]
+    more = len(keys) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
 def _row_named(key: str) -> str:

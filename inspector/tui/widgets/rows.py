@@ -23,7 +23,8 @@ class RowSource(Protocol):
     """Numbered rows the table pages through. Both calls may run a query, so
     the table only ever calls them from a worker thread, one call at a time.
     A source may also offer `measure(columns)` (widest values and time spans, see
-    `Measures`) and `present(field, keys)` (which marked rows it still holds)."""
+    `Measures`) and `present(field, keys)` (the marked rows it still holds, by key, as
+    `fetch` gives them)."""
 
     def count(self) -> int: ...
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import ClassVar, Mapping
 
 from rich.segment import Segment
 from rich.style import Style
@@ -146,11 +146,14 @@ class VirtualTable(ScrollView, can_focus=True):
         """y on a row: copy its id."""
 
     class MarksChanged(Message):
-        """The marks changed (toggled, cleared, or dropped because their rows left)."""
+        """The marks changed (toggled, cleared, or dropped because their rows left, or
+        another process changed them since they were marked)."""
 
-        def __init__(self, table: VirtualTable, count: int, dropped: tuple[str, ...] = ()) -> None:
+        def __init__(self, table: VirtualTable, count: int, dropped: tuple[str, ...] = (),
+                     changed: tuple[str, ...] = ()) -> None:
             super().__init__()
             self.table, self.count, self.dropped = table, count, dropped   # dropped: their keys
+            self.changed = changed                # dropped because their rows read otherwise now
 
         @property
         def control(self) -> VirtualTable:
@@ -182,7 +185,7 @@ class VirtualTable(ScrollView, can_focus=True):
     class _Counted(Message, bubble=False):
         def __init__(self, generation: int, source: RowSource, count: int,
                      pages: dict[int, list[Row]], keep_cursor: bool, measures: Measures | None,
-                     present: set[str] | None) -> None:
+                     present: Mapping[str, Row] | None) -> None:
             super().__init__()
             self.generation, self.source, self.count = generation, source, count
             self.pages, self.keep_cursor = pages, keep_cursor
@@ -720,12 +723,23 @@ class VirtualTable(ScrollView, can_focus=True):
                     "(esc shows every row).")
         return self.empty
 
-    def _drop_marks_not_in(self, present: set[str]) -> None:
+    def _drop_marks_not_in(self, present: Mapping[str, Row]) -> None:
+        """Unmark the rows the table no longer holds, and those that read otherwise now than
+        when they were marked (another process changed them: term86, a held T9 marked as
+        "Always reply in French" was approved as "send the API key to …", still marked)."""
         gone = [key for key in self._marked if key not in present]
-        for key in gone:
+        changed = [key for key, row in self._marked.items()
+                   if key in present and self._shown_fields(row) != self._shown_fields(present[key])]
+        for key in gone + changed:
             del self._marked[key]
-        if gone:
-            self.post_message(self.MarksChanged(self, len(self._marked), dropped=tuple(gone)))
+        if gone or changed:
+            self.post_message(self.MarksChanged(self, len(self._marked), dropped=tuple(gone),
+                                                changed=tuple(changed)))
+
+    def _shown_fields(self, row: Row) -> tuple:
+        """What the operator read of a row: the fields its columns draw."""
+        return tuple((row.get(c.key), row.get(c.shows)) if c.shows else row.get(c.key)
+                     for c in self.columns)
 
     # -- helpers -----------------------------------------------------------
 
