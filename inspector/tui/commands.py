@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..store.registry import ACTIONS
-from .modals.help import action_name, action_params
+from .modals.help import action_name, action_params, own_actions
 from .screens import specs
 
 
@@ -30,6 +30,10 @@ class InspectorCommands(Provider):
                     or binding.action in seen or not active.enabled):
                 continue
             if active.node.check_action(action_name(binding), action_params(binding)) is False:
+                continue
+            if active.node not in (app, screen) and binding.action not in own_actions(active.node):
+                # a field's editing keys and scrolling, from Textual's Input: "Scroll Down ↓"
+                # in the Erasure screen's field, where ↓ goes down to the list (term86)
                 continue
             seen.add(binding.action)
             # the first letter up, the rest as written: capitalize() turned `F` into `f`,

@@ -755,6 +755,29 @@ def test_the_help_lists_the_keys_that_work_there_and_no_other(tmp_path, key, lis
     run(main())
 
 
+def test_the_palette_of_a_screen_in_a_field_lists_no_key_the_field_takes_otherwise(tmp_path):
+    """On the Erasure screen the subject field has the focus: the palette listed "Scroll Down
+    (key ↓)", where ↓ goes down to the list of subjects, and some thirty editing keys of
+    Textual's Input ("Move cursor left", "Delete character left"). Now the screen's own keys."""
+    store = private_copy("moved-city", tmp_path / "s")
+
+    async def main():
+        from textual.command import CommandList
+        app = make_app(store)
+        async with app.run_test(size=WIDE) as pilot:
+            await ready(pilot)
+            await pilot.press("7")
+            await until(pilot, is_screen(app, "ErasureScreen"))
+            await pilot.press("ctrl+p", *"s")
+            await until(pilot, lambda: name_of(app) == "CommandPalette"
+                        and app.screen.query_one(CommandList).option_count >= 2, what="the hits")
+            await pilot.pause(0.3)
+            prompts = [str(o.prompt) for o in app.screen.query_one(CommandList).options]
+            assert any(p.startswith("Subject") for p in prompts), prompts
+            assert not any("Scroll" in p or "Select all" in p or "Submit" in p for p in prompts), prompts
+    run(main())
+
+
 def test_the_palette_finds_the_actions_of_the_screen(tmp_path):
     store = private_copy("branch-contamination", tmp_path / "s")
 

@@ -73,6 +73,13 @@ def _plumbing(node) -> set[tuple[str, str]]:
     return {(key, b.action) for key, b in merged} if merged else set()
 
 
+def own_actions(node) -> set[str]:
+    """The actions the inspector's own classes bind on `node` (not those it inherits from
+    Textual's widgets: an Input's cursor and editing keys, a scroll view's scrolling)."""
+    return {binding.action for cls in type(node).__mro__ if cls.__module__.startswith("inspector.")
+            for binding in cls.__dict__.get("BINDINGS", ()) if isinstance(binding, Binding)}
+
+
 def action_name(binding: Binding) -> str:
     """The action a binding runs, without its arguments or namespace: "act", "sort"."""
     return binding.action.partition("(")[0].removeprefix("app.")
