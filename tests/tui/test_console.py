@@ -581,6 +581,38 @@ def test_a_deep_chain_s_tree_lines_name_their_entries_at_any_depth(tmp_path):
     run(main())
 
 
+def test_the_pane_keeps_its_selected_node_in_view_when_the_terminal_shrinks(tmp_path):
+    """C030's tree selected down to C001 at 200x50, then the terminal made 80x24: the pane
+    wrapped again and kept its scroll, the selected node off screen, and enter jumped to it
+    unseen. Now the selected node stays in view."""
+    chain = [("2025-01-01T00:00:00Z", "write", entry("C000", entity="svc:d", attribute="a0"))]
+    chain += [("2025-01-01T00:00:00Z", "write",
+               entry(f"C{i:03d}", entity="svc:d", attribute=f"a{i}", kind="summary",
+                     justification=[f"C{i - 1:03d}"])) for i in range(1, 31)]
+    store = write_store(tmp_path / "s", chain)
+
+    def in_view(shown) -> bool:
+        rows = [n for n, (_, _, block) in enumerate(shown._lines) if block == shown._selected]
+        top, height = shown.scroll_offset.y, shown.scrollable_content_region.height
+        return bool(rows) and top <= rows[0] and rows[-1] < top + height
+
+    async def main():
+        app = make_app(store)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await ready(pilot)
+            await pilot.press("slash", *"C030", "enter", "escape")
+            await until(pilot, lambda: table(app).row_count == 1 and table(app).row_at(0)
+                        is not None and table(app).row_at(0)["memory_id"] == "C030")
+            await wait_detail(pilot, "C030", lineage=True)
+            await pilot.press("l", *["j"] * 28)
+            shown = pane(app)
+            await until(pilot, lambda: shown.selected_target() == "C001" and in_view(shown))
+            await pilot.resize_terminal(80, 24)
+            await settle(pilot)
+            await until(pilot, lambda: in_view(shown), timeout=5, what="C001 in view")
+    run(main())
+
+
 # -- 4. the pane never shows what is gone ---------------------------------------------------------
 
 def test_the_pane_forgets_an_erased_entry_and_a_filtered_out_one(tmp_path):

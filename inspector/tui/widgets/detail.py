@@ -175,6 +175,10 @@ class DetailPane(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         if self._blocks:
             self._wrap()
+            if self._selected is not None:
+                # Wrapped to another width, the selected node's lines moved: kept in view, or
+                # enter jumped to a node the pane did not show (term86: 200x50 to 80x24)
+                self.call_after_refresh(self._scroll_to_selected)
             self.refresh()
 
     # -- the lines of one entry ------------------------------------------------------------------
