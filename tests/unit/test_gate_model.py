@@ -40,7 +40,7 @@ IN_CORPUS = {"recall": 0.838, "fpr": 0.009, "caught": 8737, "attacks": 10430,
 
 # What bench/detector_report.py prints under "4. UNSEEN ORIGINS": the shipped model on the
 # origins of tests/corpus/unseen/, written after it was trained (their SOURCES.md says how).
-UNSEEN = {"recall": 0.735, "fpr": 0.048, "caught": 971, "attacks": 1321,
+UNSEEN = {"recall": 0.737, "fpr": 0.048, "caught": 974, "attacks": 1321,
           "false_positives": 64, "benign": 1321,
           "origins": ["business_records", "phone_assistant", "requests_and_labels"]}
 
