@@ -24,7 +24,7 @@ from ..store.gate import fold
 from ..store.errors import BadInput
 from ..store.model import now_utc
 from .common import (BadRow, EventBook, Plan, RowPlanner, as_text, build_store, check_target, columns,
-                     count_rows, json_safe, new_batch, parse_sqlite_time,
+                     json_safe, new_batch, parse_sqlite_time,
                      plural, read_rows, check_rows, require_columns, require_table, rfc3339, tables,
                      too_deep)
 from .source import reading
