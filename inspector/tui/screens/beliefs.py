@@ -53,17 +53,22 @@ def legend(width: int) -> Text:
     return text
 
 
+def scope_column(key: str) -> Column:
+    """SCOPE: in "each scope" mode the context a row answers (`scope`), as `inspector beliefs`
+    prints it: the rows of one key won by one broader entry differ by it alone (↑ in MRK says
+    a broader scope's entry won, and the pane names that entry's scope). Under a context,
+    where every row answers that context, the winning entry's own scope (`belief_scope`)."""
+    return Column(key, "SCOPE", min=12, measure=True, drop=3,
+                  render=lambda v: safe(v or '""', one_line=True))
+
+
 def belief_columns() -> list[Column]:
     return [
         id_column(),
         Column("entity", "ENTITY", min=9, measure=True),
         Column("attribute", "ATTRIBUTE", min=14, measure=True),
         Column("value", "VALUE", render=json_cell, min=14, grow=True),
-        # The context the row answers, as `inspector beliefs` prints it: in "each scope" mode
-        # the rows of one key won by one broader entry differ by this alone (↑ in MRK says a
-        # broader scope's entry won; the detail pane names the entry's own scope).
-        Column("scope", "SCOPE", min=12, measure=True, drop=3,
-               render=lambda v: safe(v or '""', one_line=True)),
+        scope_column("scope"),
         Column("kind", "KND", 3, render=lambda v: Text(KIND.get(v, v or "")), drop=5),
         Column("source", "SOURCE", min=12, measure=True, drop=4),
         Column("authority", "AU", 2, render=lambda v: Text(str(v)), drop=6),
@@ -113,7 +118,11 @@ class BeliefsScreen(InspectorScreen):
         self.query_one("#legend", Static).update(legend(self.size.width - 2), layout=False)
 
     def refresh_data(self) -> None:
-        self.query_one("#beliefs", VirtualTable).load(self.source(), keep_cursor=True)
+        table = self.query_one("#beliefs", VirtualTable)
+        want = "scope" if self.app.session.spec.context is None else "belief_scope"
+        if not any(c.key == want for c in table.columns):
+            table.swap_column("belief_scope" if want == "scope" else "scope", scope_column(want))
+        table.load(self.source(), keep_cursor=True)
 
     def filtered(self) -> bool:
         return bool(self.app.session.needle) or super().filtered()

@@ -706,6 +706,15 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # -- columns -----------------------------------------------------------
 
+    def swap_column(self, key: str, column: Column) -> None:
+        """Draw `column` where the column of `key` is (a field that means another thing in
+        another view); the next load measures it."""
+        at = next(i for i, c in enumerate(self.columns) if c.key == key)
+        self.columns[at] = column
+        self.column_layout.columns[at] = column
+        self.column_layout.measured(Measures())
+
+
     def _widths(self, width: int) -> tuple[int, ...]:
         return self.column_layout.widths(width)
 
