@@ -30,6 +30,16 @@ async def confirm(pilot, store, n_before: int, n_new: int, reason: str) -> None:
                 and screen_name(pilot.app) not in ("PlanModal", "Pending"), what="the write")
 
 
+async def approve_f1(pilot, store, n_before: int) -> dict:
+    """From Review, approve F1 (the held write of the incident store): the approve event."""
+    await pilot.press("2")                                        # Review: F1 is held
+    await settle(pilot, lambda a: a.screen.query_one("#held", VirtualTable).row_at(0) is not None)
+    await pilot.press("a")
+    await until(pilot, lambda: screen_name(pilot.app) == "PlanModal")
+    await confirm(pilot, store, n_before, 1, "looks fine")
+    return events(store)[-1]
+
+
 def statuses(store, ids: list[str]) -> dict[str, str]:
     loaded = Store(store, warn=False)
     return dict(loaded.con.execute("SELECT memory_id, status FROM entries WHERE memory_id = ANY(?)",
@@ -56,12 +66,7 @@ def test_z_reverts_the_batch_just_applied_and_then_has_nothing_left(tmp_path):
         app = make_app(store, operator="carol")
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
-            await pilot.press("2")                                # Review: F1 is held
-            await settle(pilot, lambda a: a.screen.query_one("#held", VirtualTable).row_at(0) is not None)
-            await pilot.press("a")
-            await until(pilot, lambda: screen_name(app) == "PlanModal")
-            await confirm(pilot, store, n, 1, "looks fine")
-            approved = events(store)[-1]
+            approved = await approve_f1(pilot, store, n)
             assert (approved["op"], approved["memory_id"]) == ("approve", "F1")
 
             await pilot.press("z")
@@ -261,12 +266,7 @@ def test_z_skips_a_batch_another_process_reverted_and_offers_the_one_before(tmp_
         app = make_app(store, operator="carol")
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
-            await pilot.press("2")                                # Review: F1 is held
-            await settle(pilot, lambda a: a.screen.query_one("#held", VirtualTable).row_at(0) is not None)
-            await pilot.press("a")
-            await until(pilot, lambda: screen_name(app) == "PlanModal")
-            await confirm(pilot, store, n, 1, "looks fine")
-            approved = events(store)[-1]
+            approved = await approve_f1(pilot, store, n)
             await pilot.press("1", "slash", *"owner", "escape")   # Beliefs: P2 alone
             beliefs = app.screen.query_one("#beliefs", VirtualTable)
             await until(pilot, lambda: beliefs.row_count == 1 and beliefs.row_at(0) is not None
@@ -305,12 +305,7 @@ def test_z_says_there_is_nothing_left_when_another_process_reverted_the_only_bat
         app = make_app(store, operator="carol")
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
-            await pilot.press("2")
-            await settle(pilot, lambda a: a.screen.query_one("#held", VirtualTable).row_at(0) is not None)
-            await pilot.press("a")
-            await until(pilot, lambda: screen_name(app) == "PlanModal")
-            await confirm(pilot, store, n, 1, "looks fine")
-            approved = events(store)[-1]
+            approved = await approve_f1(pilot, store, n)
             done = subprocess.run([sys.executable, "-m", "inspector", "revert", str(store),
                                    approved["batch"], "--reason", "not fine",
                                    "--operator", "bob"], capture_output=True, text=True)
